@@ -1,0 +1,3 @@
+from infercost.cli import main
+
+raise SystemExit(main())

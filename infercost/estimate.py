@@ -1,0 +1,236 @@
+"""From a workload profile to API bills and self-host estimates: the ``estimate`` command and the app's bill.
+
+This is the one place that joins the pure cost engine with tokenizers, the price catalog and stored runs.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from infercost.costmodel import (
+    SelfHostSetup,
+    ThroughputPoint,
+    TokenVolumes,
+    Workload,
+    api_bill,
+    size_self_host,
+    token_volumes,
+)
+from infercost.errors import InputError
+from infercost.pricing import ApiPrice, bundled_api_prices, find_price, load_api_overrides, merge
+from infercost.pricing.catalog import validate_entries
+from infercost.profile import Profile, SelfHost, new_entry_defaults
+
+SHAPE_TOLERANCE = 0.2  # a measured point holds for token shapes within ±20% of the one it was measured at
+
+
+@dataclass(frozen=True)
+class PromptCount:
+    tokens: float
+    basis: str  # "given", "language calibration", "counted"
+
+
+def prompt_tokens_for(profile: Profile, tokenizer_id: str) -> PromptCount:
+    """The prompt length as this tokenizer counts it; tokens given in the profile are taken as they are."""
+    if profile.prompt_tokens is not None:
+        return PromptCount(profile.prompt_tokens, "given")
+    if profile.prompt_chars is not None:
+        return PromptCount(
+            profile.prompt_chars * _tokens_per_char(tokenizer_id, profile.language or "en"),
+            f"language calibration ({profile.language}, bundled samples)",
+        )
+    samples = tuple(profile.prompt_samples or ())
+    return PromptCount(_mean_sample_tokens(tokenizer_id, samples), f"counted ({len(samples)} samples)")
+
+
+@cache
+def _tokens_per_char(tokenizer_id: str, language: str) -> float:
+    from infercost.tokenizers import tokens_per_char  # heavy; only profiles that need it pay for it
+
+    return tokens_per_char(tokenizer_id, language)
+
+
+@cache
+def _mean_sample_tokens(tokenizer_id: str, samples: tuple[str, ...]) -> float:
+    from infercost.tokenizers import get_tokenizer
+
+    return statistics.fmean(get_tokenizer(tokenizer_id).count_batch(list(samples)))
+
+
+def workload_for(profile: Profile, prompt_tokens: float) -> Workload:
+    """The cost engine's workload for one tokenizer's view of the prompt."""
+    fields = profile.model_dump(include=set(Workload.__dataclass_fields__) - {"prompt_tokens"})
+    return Workload(prompt_tokens=prompt_tokens, **fields).validate()
+
+
+def price_list(profile: Profile, catalog: Sequence[ApiPrice]) -> tuple[list[ApiPrice], list[str]]:
+    """The catalog with the profile's overrides applied, and the model ids to estimate."""
+    by_id = {entry.id: entry for entry in catalog}
+    merged_fields = [
+        {**(by_id[o.id].model_dump(mode="json") if o.id in by_id else new_entry_defaults()), **o.model_dump()}
+        for o in profile.prices
+    ]
+    overrides = validate_entries(merged_fields, ApiPrice, name="prices")
+    prices = merge(catalog, overrides)
+    named = [entry.id for entry in overrides]
+    if profile.api_models is None:
+        wanted = named if (named or profile.self_host) else [entry.id for entry in catalog]
+    else:
+        wanted = list(dict.fromkeys([*profile.api_models, *named]))
+    return prices, wanted
+
+
+def api_row(profile: Profile, price: ApiPrice) -> dict[str, Any]:
+    count = prompt_tokens_for(profile, price.tokenizer)
+    workload = workload_for(profile, count.tokens)
+    bill = api_bill(workload, price.token_prices(), context_window=price.context_window)
+    volumes = bill.volumes
+    warnings = list(bill.warnings)
+    if price.tokenizer_fidelity != "exact" and count.basis != "given":
+        warnings.append(
+            f"tokens counted with {price.tokenizer} as a {price.tokenizer_fidelity}: {price.tokenizer_note}".rstrip(
+                ": "
+            )
+        )
+    return {
+        "model": price.id,
+        "provider": price.provider,
+        "tokenizer": price.tokenizer,
+        "fidelity": price.tokenizer_fidelity,
+        "prompt_tokens": float(count.tokens),
+        "prompt_token_basis": count.basis,
+        "input_tokens_per_day": float(volumes.input_tokens_per_day),
+        "cached_input_tokens_per_day": float(volumes.cached_input_tokens_per_day),
+        "cache_write_tokens_per_day": float(volumes.cache_write_tokens_per_day),
+        "output_tokens_per_day": float(volumes.output_tokens_per_day),
+        "cost_per_day": float(bill.cost_per_day),
+        "cost_per_month": float(bill.cost_per_month),
+        "cost_per_call": float(bill.cost_per_call),
+        "cost_per_million_tokens": float(bill.cost_per_million_tokens),
+        "price_source": price.source,
+        "price_as_of": price.as_of.isoformat(),
+        "warnings": warnings,
+    }
+
+
+RunLoader = Callable[[str], dict[str, Any]]
+
+
+def throughput_points(
+    spec: SelfHost, index: int, load_run: RunLoader | None
+) -> tuple[list[ThroughputPoint], dict[str, Any]]:
+    """The setup's points and their basis: inline points are taken as measured by the person who gives them."""
+    throughput = spec.throughput
+    if throughput.points:
+        points = [
+            ThroughputPoint(p.concurrency, p.request_throughput, p.output_throughput, p.latency_ms())
+            for p in throughput.points
+        ]
+        return points, {
+            "basis": "measured",
+            "run_id": None,
+            "input_len": throughput.input_len,
+            "output_len": throughput.output_len,
+        }
+    if load_run is None:
+        raise InputError(f"self_host.{index}.throughput.run", "stored runs are not available here")
+    run = load_run(str(throughput.run))
+    points = [
+        ThroughputPoint(p["concurrency"], p["request_throughput"], p.get("output_throughput"), p.get("latency_ms", {}))
+        for p in run["points"]
+    ]
+    return points, {
+        "basis": run.get("basis", "measured"),
+        "run_id": throughput.run,
+        "input_len": run.get("input_len"),
+        "output_len": run.get("output_len"),
+    }
+
+
+def shape_warnings(basis: dict[str, Any], prompt_tokens: float, output_tokens: float) -> list[str]:
+    """Measured points hold for the token shape they were measured at; say so where the workload differs."""
+    notes = []
+    for label, measured, wanted in (
+        ("input", basis.get("input_len"), prompt_tokens),
+        ("output", basis.get("output_len"), output_tokens),
+    ):
+        if measured and abs(wanted - measured) > SHAPE_TOLERANCE * measured:
+            notes.append(
+                f"measured at {label} length {measured}, the workload has {wanted:,.0f}: throughput may differ"
+            )
+    return notes
+
+
+def self_host_row(profile: Profile, spec: SelfHost, index: int, load_run: RunLoader | None) -> dict[str, Any]:
+    count = prompt_tokens_for(profile, spec.tokenizer)
+    volumes: TokenVolumes = token_volumes(workload_for(profile, count.tokens))
+    points, basis = throughput_points(spec, index, load_run)
+    setup = SelfHostSetup(
+        name=spec.name,
+        gpu_price_per_hour=spec.gpu_price_per_hour,
+        points=points,
+        gpus_per_replica=spec.gpus_per_replica,
+        slo=spec.slo,
+        peak_to_average=spec.peak_to_average,
+        target_utilization=spec.target_utilization,
+        mode=spec.mode,
+    )
+    estimate = size_self_host(setup, volumes, days_per_month=profile.days_per_month)
+    point = estimate.operating_point
+    return {
+        "name": spec.name,
+        "gpu": spec.gpu,
+        "mode": spec.mode,
+        "operating_point": None
+        if point is None
+        else {
+            "concurrency": point.concurrency,
+            "request_throughput": point.request_throughput,
+            "output_throughput": point.output_throughput,
+            **point.latency_ms,
+        },
+        "basis": basis["basis"],
+        "run_id": basis["run_id"],
+        "meets_slo": estimate.meets_slo,
+        "replicas": estimate.replicas,
+        "gpu_hours_per_day": estimate.gpu_hours_per_day,
+        "cost_per_day": estimate.cost_per_day if estimate.meets_slo else None,
+        "cost_per_month": estimate.cost_per_month if estimate.meets_slo else None,
+        "cost_per_million_tokens": estimate.cost_per_million_tokens if estimate.meets_slo else None,
+        "warnings": estimate.warnings
+        + shape_warnings(basis, count.tokens, profile.output_tokens + profile.reasoning_tokens),
+    }
+
+
+def estimate(
+    profile: Profile, *, catalog: Sequence[ApiPrice] | None = None, load_run: RunLoader | None = None
+) -> dict[str, Any]:
+    """DESIGN.md's estimate document: the profile as understood, one row per API model and per self-host setup."""
+    prices, wanted = price_list(profile, bundled_api_prices() if catalog is None else catalog)
+    return {
+        "profile": profile.model_dump(mode="json"),
+        "api": [api_row(profile, find_price(prices, model_id)) for model_id in wanted],
+        "self_host": [self_host_row(profile, spec, i, load_run) for i, spec in enumerate(profile.self_host)],
+    }
+
+
+def estimate_file(path: str | Path, **kwargs: Any) -> dict[str, Any]:
+    from infercost.profile import load_profile
+
+    return estimate(load_profile(path), **kwargs)
+
+
+def load_catalog(overrides_path: str | Path | None = None) -> list[ApiPrice]:
+    """The bundled catalog, with a person's price file applied on top."""
+    catalog = list(bundled_api_prices())
+    return merge(catalog, load_api_overrides(overrides_path)) if overrides_path else catalog
+
+
+def run_loader(db_path: str | Path | None = None) -> RunLoader | None:
+    """How ``{"run": id}`` throughput is found: stored runs come in with the runner's store."""
+    return None

@@ -1,0 +1,97 @@
+"""The price catalog: bundled, dated, sourced prices, plus a person's overrides.
+
+Bundled data lives in ``pricing/data/*.json`` as ``{"schema_version": 1, "entries": [...]}``. Overrides use the
+same schema (a list of entries is accepted too) and replace bundled entries with the same ``id``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Sequence
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from infercost.errors import InputError, from_pydantic
+from infercost.files import parse_document, read_document
+from infercost.pricing.schema import ApiPrice, GpuPrice, GpuSpec
+
+Entry = TypeVar("Entry", bound=BaseModel)
+
+
+def _entries_of(document: Any, *, name: str) -> list[Any]:
+    if isinstance(document, dict) and "entries" in document:
+        document = document["entries"]
+    if not isinstance(document, list):
+        raise InputError(name, 'expected a list of entries or {"entries": [...]}')
+    return document
+
+
+def validate_entries(document: Any, model: type[Entry], *, name: str) -> list[Entry]:
+    """Validate every entry; the error names the file, the entry (index and id) and the field."""
+    entries = []
+    for index, raw in enumerate(_entries_of(document, name=name)):
+        label = f"{name}: entries[{index}]"
+        if isinstance(raw, dict) and raw.get("id"):
+            label += f" ({raw['id']})"
+        if not isinstance(raw, dict):
+            raise InputError(label, "expected an object")
+        try:
+            entries.append(model(**raw))
+        except ValidationError as error:
+            raise from_pydantic(error, prefix=label) from None
+    ids = [getattr(entry, "id", None) for entry in entries]
+    duplicates = sorted({i for i in ids if i is not None and ids.count(i) > 1})
+    if duplicates:
+        raise InputError(name, f"duplicate id {duplicates[0]!r}")
+    return entries
+
+
+def _bundled(filename: str) -> Any:
+    text = resources.files("infercost.pricing").joinpath("data", filename).read_text(encoding="utf-8")
+    return parse_document(text, name=f"bundled {filename}")
+
+
+@cache
+def bundled_api_prices() -> tuple[ApiPrice, ...]:
+    return tuple(validate_entries(_bundled("api_prices.json"), ApiPrice, name="api_prices.json"))
+
+
+@cache
+def bundled_gpu_prices() -> tuple[GpuPrice, ...]:
+    return tuple(validate_entries(_bundled("gpu_prices.json"), GpuPrice, name="gpu_prices.json"))
+
+
+@cache
+def bundled_gpu_specs() -> tuple[GpuSpec, ...]:
+    return tuple(validate_entries(_bundled("gpu_specs.json"), GpuSpec, name="gpu_specs.json"))
+
+
+def load_api_overrides(path: str | Path) -> list[ApiPrice]:
+    """A person's own API prices (negotiated, new models), from a JSON or YAML file."""
+    return validate_entries(read_document(path), ApiPrice, name=str(path))
+
+
+def merge(base: Iterable[Entry], overrides: Iterable[Entry]) -> list[Entry]:
+    """Overrides replace entries with the same id and add new ones; order: base first, then new."""
+    merged = {entry.id: entry for entry in base}  # type: ignore[attr-defined]
+    merged.update({entry.id: entry for entry in overrides})  # type: ignore[attr-defined]
+    return list(merged.values())
+
+
+def find_price(prices: Sequence[ApiPrice], model_id: str) -> ApiPrice:
+    """The entry for ``model_id``, or an InputError that suggests close ids."""
+    for entry in prices:
+        if entry.id == model_id:
+            return entry
+    close = [entry.id for entry in prices if model_id.lower() in entry.id.lower()][:5]
+    hint = f"; did you mean {', '.join(close)}?" if close else "; see `python -m infercost prices`"
+    raise InputError("api_models", f"unknown model {model_id!r}{hint}")
+
+
+def age_days(as_of: dt.date, *, today: dt.date | None = None) -> int:
+    """How old a price is: the app shows it, and old prices are flagged."""
+    return ((today or dt.date.today()) - as_of).days

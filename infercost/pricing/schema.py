@@ -1,0 +1,99 @@
+"""The price catalog's schema: every price is a fact with a source and a date.
+
+API prices are US dollars per million tokens; GPU prices are US dollars per GPU-hour (a multi-GPU instance is
+divided by its GPU count). Validation errors name the entry and the field.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from infercost.costmodel.api_bill import TokenPrices
+
+Fidelity = Literal["exact", "proxy", "heuristic"]
+NonNegativePrice = Field(ge=0, le=10_000)
+
+
+class ApiPrice(BaseModel):
+    """One API model's per-token prices (USD per 1M tokens)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(min_length=1, max_length=200)
+    provider: str = Field(min_length=1, max_length=100)
+    input_per_mtok: float = NonNegativePrice
+    output_per_mtok: float = NonNegativePrice
+    cached_input_per_mtok: float | None = Field(default=None, ge=0, le=10_000)
+    cache_write_per_mtok: float | None = Field(default=None, ge=0, le=10_000)
+    batch_input_per_mtok: float | None = Field(default=None, ge=0, le=10_000)
+    batch_output_per_mtok: float | None = Field(default=None, ge=0, le=10_000)
+    long_context_threshold: int | None = Field(default=None, gt=0)
+    long_context_input_per_mtok: float | None = Field(default=None, ge=0, le=10_000)
+    long_context_output_per_mtok: float | None = Field(default=None, ge=0, le=10_000)
+    context_window: int | None = Field(default=None, gt=0)
+    tokenizer: str = Field(default="o200k_base", min_length=1)
+    tokenizer_fidelity: Fidelity = "proxy"
+    tokenizer_note: str = ""
+    source: str = Field(min_length=1)
+    as_of: dt.date
+    notes: str = ""
+
+    @model_validator(mode="after")
+    def _long_context_complete(self) -> ApiPrice:
+        parts = (self.long_context_threshold, self.long_context_input_per_mtok, self.long_context_output_per_mtok)
+        if any(p is not None for p in parts) and any(p is None for p in parts):
+            raise ValueError(
+                "long_context_threshold, long_context_input_per_mtok and long_context_output_per_mtok go together"
+            )
+        if (self.batch_input_per_mtok is None) != (self.batch_output_per_mtok is None):
+            raise ValueError("batch_input_per_mtok and batch_output_per_mtok go together")
+        return self
+
+    def token_prices(self) -> TokenPrices:
+        """The plain numbers the cost engine takes."""
+        return TokenPrices(
+            input_per_mtok=self.input_per_mtok,
+            output_per_mtok=self.output_per_mtok,
+            cached_input_per_mtok=self.cached_input_per_mtok,
+            cache_write_per_mtok=self.cache_write_per_mtok,
+            batch_input_per_mtok=self.batch_input_per_mtok,
+            batch_output_per_mtok=self.batch_output_per_mtok,
+            long_context_threshold=self.long_context_threshold,
+            long_context_input_per_mtok=self.long_context_input_per_mtok,
+            long_context_output_per_mtok=self.long_context_output_per_mtok,
+        )
+
+
+class GpuPrice(BaseModel):
+    """One rented GPU offer (USD per GPU-hour)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(min_length=1, max_length=200)
+    gpu: str = Field(min_length=1)
+    provider: str = Field(min_length=1)
+    price_per_hour: float = Field(gt=0, le=1_000)
+    kind: Literal["on-demand", "spot", "reserved"]
+    gpus_per_instance: int = Field(default=1, ge=1, le=64)
+    source: str = Field(min_length=1)
+    as_of: dt.date
+    notes: str = ""
+
+
+class GpuSpec(BaseModel):
+    """A GPU's datasheet facts, for roofline estimates and owned-hardware costs."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    gpu: str = Field(min_length=1)
+    memory_gb: float = Field(gt=0)
+    memory_bandwidth_gbps: float = Field(gt=0)  # GB/s
+    bf16_dense_tflops: float = Field(gt=0)
+    board_power_w: float = Field(gt=0)
+    purchase_price_usd: float | None = Field(default=None, gt=0)
+    source: str = Field(min_length=1)
+    as_of: dt.date
+    notes: str = ""

@@ -1,0 +1,146 @@
+"""The workload profile document (``estimate PROFILE``): its schema, defaults and validation.
+
+A profile describes prompts in tokens, or in characters of a language, or as sample texts; the estimate then
+counts each model's prompt with that model's own tokenizer.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from infercost.errors import InputError, from_pydantic
+from infercost.files import read_document
+
+LATENCY_METRICS = tuple(
+    f"{stat}_{metric}_ms"
+    for metric in ("ttft", "tpot", "itl", "e2el")
+    for stat in ("mean", "median", "p90", "p95", "p99")
+)
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Point(BaseModel):
+    """One operating point; latency metrics use vLLM's names (``p95_ttft_ms`` ...)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    concurrency: float = Field(gt=0)
+    request_throughput: float = Field(ge=0)
+    output_throughput: float | None = Field(default=None, ge=0)
+
+    @model_validator(mode="after")
+    def _latency_fields_are_numbers(self) -> Point:
+        for name, value in (self.model_extra or {}).items():
+            if name in LATENCY_METRICS and not (isinstance(value, int | float) and value >= 0):
+                raise ValueError(f"{name} must be a number >= 0")
+        return self
+
+    def latency_ms(self) -> dict[str, float]:
+        return {k: float(v) for k, v in (self.model_extra or {}).items() if k in LATENCY_METRICS and v is not None}
+
+
+class Throughput(_Strict):
+    """Measured points given inline, or the id of a stored run."""
+
+    points: list[Point] | None = None
+    run: str | None = None
+    input_len: int | None = Field(default=None, gt=0)
+    output_len: int | None = Field(default=None, gt=0)
+
+    @model_validator(mode="after")
+    def _one_source(self) -> Throughput:
+        if bool(self.points) == bool(self.run):
+            raise ValueError('give either "points" (a non-empty list) or "run" (a stored run id)')
+        return self
+
+
+class SelfHost(_Strict):
+    name: str = Field(min_length=1)
+    gpu: str = ""
+    gpu_price_per_hour: float = Field(gt=0, le=1000)
+    gpus_per_replica: int = Field(default=1, ge=1, le=1024)
+    throughput: Throughput
+    slo: dict[str, float] = Field(default_factory=dict)
+    peak_to_average: float = Field(default=2.0, ge=1, le=100)
+    target_utilization: float = Field(default=0.8, gt=0, le=1)
+    mode: Literal["always_on", "elastic"] = "always_on"
+    tokenizer: str = "llama3"
+
+    @field_validator("slo")
+    @classmethod
+    def _known_metrics(cls, slo: dict[str, float]) -> dict[str, float]:
+        for metric, limit in slo.items():
+            if metric not in LATENCY_METRICS:
+                raise ValueError(f"unknown SLO metric {metric!r}; use one of {', '.join(LATENCY_METRICS)}")
+            if limit <= 0:
+                raise ValueError(f"SLO limit for {metric} must be > 0")
+        return slo
+
+
+class PriceOverride(BaseModel):
+    """A catalog entry, partial: fields not given come from the catalog entry of the same id, if any."""
+
+    model_config = ConfigDict(extra="allow")
+    id: str = Field(min_length=1)
+
+
+class Profile(_Strict):
+    name: str = "workload"
+    calls_per_day: float = Field(gt=0, le=1e12)
+    prompt_tokens: float | None = Field(default=None, ge=0, le=1e8)
+    prompt_chars: float | None = Field(default=None, ge=0, le=1e9)
+    language: str | None = None
+    prompt_samples: list[str] | None = None
+    output_tokens: float = Field(ge=0, le=1e8)
+    reasoning_tokens: float = Field(default=0, ge=0, le=1e8)
+    retry_rate: float = Field(default=0.0, ge=0, lt=1)
+    max_retries: int = Field(default=3, ge=0, le=100)
+    truncation_rate: float = Field(default=0.0, ge=0, le=1)
+    cached_prompt_fraction: float = Field(default=0.0, ge=0, le=1)
+    cache_write_fraction: float = Field(default=0.0, ge=0, le=1)
+    batch: bool = False
+    days_per_month: float = Field(default=30, gt=0, le=31)
+    api_models: list[str] | None = None
+    prices: list[PriceOverride] = Field(default_factory=list)
+    self_host: list[SelfHost] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _one_prompt_description(self) -> Profile:
+        given = [self.prompt_tokens is not None, self.prompt_chars is not None, bool(self.prompt_samples)]
+        if sum(given) != 1:
+            raise ValueError(
+                'give exactly one of "prompt_tokens", "prompt_chars" (with "language") or "prompt_samples"'
+            )
+        if self.prompt_chars is not None and not self.language:
+            raise ValueError('"prompt_chars" needs "language" (e.g. "en", "zh-Hans", "code")')
+        if self.cached_prompt_fraction + self.cache_write_fraction > 1:
+            raise ValueError("cached_prompt_fraction + cache_write_fraction must not exceed 1")
+        return self
+
+
+def parse_profile(document: Any, *, name: str = "profile") -> Profile:
+    """Validate a profile document; the error names the field (``self_host.0.slo`` ...)."""
+    if not isinstance(document, dict):
+        raise InputError(name, "a profile is a JSON/YAML object")
+    try:
+        return Profile(**document)
+    except ValidationError as error:
+        raise from_pydantic(error) from None
+    except TypeError as error:  # e.g. keys that are not strings
+        raise InputError(name, str(error)) from None
+
+
+def load_profile(path: str | Path) -> Profile:
+    return parse_profile(read_document(path), name=str(path))
+
+
+def new_entry_defaults(today: dt.date | None = None) -> dict[str, Any]:
+    """Provenance for a price the profile adds without naming one: it is the person's own figure, dated today."""
+    return {"provider": "custom", "source": "workload profile", "as_of": (today or dt.date.today()).isoformat()}

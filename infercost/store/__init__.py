@@ -1,0 +1,24 @@
+"""SQLite persistence: runs, load levels and per-request records, with schema migrations applied on open."""
+
+from infercost.store.db import connect
+from infercost.store.migrations import MIGRATIONS, apply_migrations, migration
+from infercost.store.runs import (
+    create_run,
+    finish_level,
+    get_levels,
+    get_requests,
+    get_run,
+    insert_requests,
+    list_runs,
+    new_run_id,
+    next_session,
+    plan_levels,
+    set_run_status,
+    stored_seqs,
+)
+
+__all__ = [
+    "MIGRATIONS", "apply_migrations", "connect", "create_run", "finish_level", "get_levels", "get_requests",
+    "get_run", "insert_requests", "list_runs", "migration", "new_run_id", "next_session", "plan_levels",
+    "set_run_status", "stored_seqs",
+]
