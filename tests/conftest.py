@@ -1,0 +1,15 @@
+"""Every test gets its own infercost home, so no test reads or writes a person's ~/.infercost."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def infercost_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "infercost-home"
+    monkeypatch.setenv("INFERCOST_HOME", str(home))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    return home
