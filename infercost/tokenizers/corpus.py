@@ -1,0 +1,479 @@
+"""Corpus statistics: per-record token counts of a TXT, JSONL, CSV or Parquet file, streamed in flat memory.
+
+Records: TXT is one record per line (blank lines are not records); JSONL is one JSON object per line and ``field``
+names the text; CSV has a header row and ``field`` names a column; Parquet ``field`` names a string column. The
+line terminator is not part of a record. Memory stays flat in the size of the text: records are read in batches,
+counted, and only their counts are kept (4 bytes per record, enough for percentiles and a histogram).
+
+Bad records (invalid UTF-8, NUL bytes, malformed JSON, a missing or non-text field, a record over
+``MAX_RECORD_BYTES``) are skipped and reported with file, line and reason; good ones are still counted. The input
+as a whole is refused (``InputError``) when it is empty, binary, has no such column, or leaves no usable record.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import queue
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field as dataclass_field
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+
+from infercost.errors import InputError
+from infercost.tokenizers.registry import get_tokenizer
+
+MAX_RECORD_BYTES = 8 * 2**20  # one prompt of 8 MiB is ~2M tokens, past every context window
+MAX_TEXT_BYTES = 32 * 2**20  # a whole file counted as one text
+BATCH_BYTES = 2 * 2**20  # text per library batch call: big enough to keep both cores busy
+BATCH_RECORDS = 8192
+MAX_SKIPPED_LISTED = 100
+HISTOGRAM_BINS = 40
+FORMATS = {".txt": "txt", ".text": "txt", ".md": "txt", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl",
+           ".csv": "csv", ".tsv": "csv", ".parquet": "parquet", ".pq": "parquet"}
+
+Progress = Callable[[float], None]
+
+
+@dataclass(frozen=True)
+class Skipped:
+    file: str
+    line: int  # 1-based line (TXT, JSONL, CSV) or row (Parquet)
+    reason: str
+
+
+@dataclass
+class TokenStats:
+    """One tokenizer's distribution over the corpus; ``counts`` holds every record's tokens (int32)."""
+
+    tokenizer: str
+    counts: np.ndarray
+
+    @property
+    def records(self) -> int:
+        return int(self.counts.size)
+
+    def summary(self) -> dict[str, Any]:
+        counts = self.counts
+        p50, p90, p95, p99 = np.percentile(counts, [50, 90, 95, 99]).tolist()
+        hist, edges = np.histogram(counts, bins=min(HISTOGRAM_BINS, max(1, int(np.unique(counts).size))))
+        return {
+            "tokenizer": self.tokenizer, "records": self.records, "tokens_total": int(counts.sum(dtype=np.int64)),
+            "mean": float(counts.mean()), "p50": p50, "p90": p90, "p95": p95, "p99": p99, "max": int(counts.max()),
+            "histogram": {"edges": edges.tolist(), "counts": hist.tolist()},
+        }
+
+
+@dataclass
+class CorpusStats:
+    """Everything ``corpus_stats`` learned: per-tokenizer distributions and the records it had to skip."""
+
+    file: str
+    fmt: str
+    field: str | None
+    records: int
+    chars: int
+    bytes: int
+    stats: dict[str, TokenStats]
+    skipped: list[Skipped] = dataclass_field(default_factory=list)
+    skipped_count: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "file": self.file, "format": self.fmt, "field": self.field, "records": self.records,
+            "chars": self.chars, "bytes": self.bytes,
+            "tokenizers": {tid: s.summary() for tid, s in self.stats.items()},
+            "skipped_count": self.skipped_count,
+            "skipped": [{"line": s.line, "reason": s.reason} for s in self.skipped],
+        }
+
+
+@dataclass
+class Batch:
+    lines: list[int]
+    texts: list[str]
+    fraction: float | None  # how far through the input, when its size is known
+
+
+class Source:
+    """A binary input (path, uploaded file or stdin) with a display name and, when known, its size."""
+
+    def __init__(self, path_or_fileobj: str | os.PathLike | IO[bytes]) -> None:
+        if isinstance(path_or_fileobj, (str, os.PathLike)):
+            path = Path(path_or_fileobj)
+            if not path.is_file():
+                raise InputError("file", f"{path}: no such file")
+            self.name, self.stream, self.owned = str(path), open(path, "rb"), True
+        else:
+            self.stream, self.owned = path_or_fileobj, False
+            self.name = str(getattr(path_or_fileobj, "name", "<stdin>"))
+        self.size = self._size()
+
+    def _size(self) -> int | None:
+        try:
+            return os.fstat(self.stream.fileno()).st_size or None
+        except (AttributeError, OSError, io.UnsupportedOperation):
+            size = getattr(self.stream, "size", None)
+            return int(size) if size else None
+
+    def fraction(self) -> float | None:
+        try:
+            return min(1.0, self.stream.tell() / self.size) if self.size else None
+        except (OSError, io.UnsupportedOperation):
+            return None
+
+    def close(self) -> None:
+        if self.owned:
+            self.stream.close()
+
+
+class Collector:
+    """Skipped records: the first ``MAX_SKIPPED_LISTED`` kept with their reasons, all of them counted."""
+
+    def __init__(self, name: str) -> None:
+        self.name, self.items, self.count = name, [], 0
+
+    def __call__(self, line: int, reason: str) -> None:
+        self.count += 1
+        if len(self.items) < MAX_SKIPPED_LISTED:
+            self.items.append(Skipped(self.name, line, reason))
+
+
+def detect_format(name: str, fmt: str | None) -> str:
+    if fmt:
+        if fmt not in set(FORMATS.values()):
+            raise InputError("format", f"{fmt!r} is not one of txt, jsonl, csv, parquet")
+        return fmt
+    suffix = Path(name).suffix.lower()
+    if suffix not in FORMATS:
+        raise InputError("format", f"{name}: cannot tell the format from {suffix or 'no extension'!r}; "
+                                   "name it .txt, .jsonl, .csv or .parquet, or give the format")
+    return FORMATS[suffix]
+
+
+def utf8(raw: bytes, line: int, skip: Collector) -> str | None:
+    """Strict UTF-8; ``None`` (and a skip saying why) for bytes that are not text."""
+    if b"\x00" in raw:
+        skip(line, "NUL byte: binary data, not text")
+        return None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        skip(line, f"not valid UTF-8 (byte {error.start + 1}: {raw[error.start:error.start + 1]!r})")
+        return None
+
+
+def decode(raw: bytes, line: int, skip: Collector) -> str | None:
+    """A line as text without its terminator (and without a BOM on line 1); a NUL on line 1 means a binary file."""
+    if line == 1 and b"\x00" in raw:
+        raise InputError("file", f"{skip.name}: looks binary (NUL byte on line 1), not UTF-8 text")
+    text = utf8(raw, line, skip)
+    if text is None:
+        return None
+    if line == 1 and text.startswith("\ufeff"):
+        text = text[1:]
+    return text[:-2] if text.endswith("\r\n") else text[:-1] if text.endswith("\n") else text
+
+
+def raw_lines(source: Source, skip: Collector) -> Iterator[tuple[int, bytes]]:
+    """Lines as bytes, each at most ``MAX_RECORD_BYTES``; longer ones are skipped without being held in memory."""
+    stream, line = source.stream, 0
+    while raw := stream.readline(MAX_RECORD_BYTES + 1):
+        line += 1
+        if len(raw) > MAX_RECORD_BYTES and not raw.endswith(b"\n"):
+            total = len(raw)
+            while (rest := stream.readline(2**20)) and (total := total + len(rest)) and not rest.endswith(b"\n"):
+                pass
+            skip(line, f"record of {total / 2**20:.1f} MiB is over the {MAX_RECORD_BYTES // 2**20} MiB limit")
+            continue
+        yield line, raw
+    if line == 0:
+        raise InputError("file", f"{source.name}: file is empty")
+
+
+def batched(records: Iterator[tuple[int, str]], source: Source) -> Iterator[Batch]:
+    """Group records into batches of about ``BATCH_BYTES`` for the libraries' batch calls."""
+    lines, texts, size = [], [], 0
+    for line, text in records:
+        lines.append(line)
+        texts.append(text)
+        size += len(text)
+        if size >= BATCH_BYTES or len(texts) >= BATCH_RECORDS:
+            yield Batch(lines, texts, source.fraction())
+            lines, texts, size = [], [], 0
+    if texts:
+        yield Batch(lines, texts, source.fraction())
+
+
+def txt_records(source: Source, field: str | None, skip: Collector) -> Iterator[tuple[int, str]]:
+    if field:
+        raise InputError("field", f"{source.name}: a TXT file has no fields (one record per line); leave it empty")
+    for line, raw in raw_lines(source, skip):
+        text = decode(raw, line, skip)
+        if text:
+            yield line, text
+
+
+def text_value(record: Any, field: str, line: int, skip: Collector) -> str | None:
+    """The text under ``field``, or a skip that says why there is none."""
+    if not isinstance(record, dict):
+        skip(line, f"not a JSON object ({type(record).__name__})")
+    elif field not in record:
+        skip(line, f"no field {field!r} (fields: {', '.join(map(str, list(record)[:10])) or 'none'})")
+    elif not isinstance(record[field], str):
+        skip(line, f"field {field!r} is {type(record[field]).__name__}, not text")
+    else:
+        return record[field]
+    return None
+
+
+def jsonl_records(source: Source, field: str | None, skip: Collector) -> Iterator[tuple[int, str]]:
+    if not field:
+        raise InputError("field", f"{source.name}: JSONL records need a field naming the text")
+    for line, raw in raw_lines(source, skip):
+        text = decode(raw, line, skip)
+        if text is None or not text.strip():
+            continue
+        try:
+            record = json.loads(text)
+        except json.JSONDecodeError as error:
+            skip(line, f"malformed JSON: {error.msg} at column {error.colno}")
+            continue
+        value = text_value(record, field, line, skip)
+        if value is not None:
+            yield line, value
+
+
+def csv_records(source: Source, field: str | None, skip: Collector) -> Iterator[tuple[int, str]]:
+    csv.field_size_limit(MAX_RECORD_BYTES)
+    text = io.TextIOWrapper(source.stream, encoding="utf-8-sig", errors="surrogateescape", newline="")
+    delimiter = "\t" if source.name.lower().endswith(".tsv") else ","
+    reader = csv.reader(text, delimiter=delimiter)
+    header = next(reader, None)
+    if header is None:
+        raise InputError("file", f"{source.name}: file is empty")
+    if not field or field not in header:
+        raise InputError("field", f"{source.name}: no column {field!r} (columns: {', '.join(header)})")
+    column, previous_end = header.index(field), reader.line_num
+    while True:
+        line = previous_end + 1
+        try:
+            row = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as error:
+            skip(line, f"malformed CSV: {error}")
+            previous_end = reader.line_num
+            continue
+        previous_end = reader.line_num
+        if len(row) <= column:
+            skip(line, f"row has {len(row)} columns, {field!r} is column {column + 1}")
+        elif (value := checked_text(row[column], line, skip)) is not None:
+            yield line, value
+    text.detach()
+
+
+def checked_text(value: str, line: int, skip: Collector) -> str | None:
+    """CSV is decoded with ``surrogateescape`` so one bad byte does not end the file; such records are skipped."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        skip(line, "not valid UTF-8")
+        return None
+    if "\x00" in value:
+        skip(line, "NUL byte: binary data, not text")
+        return None
+    return value or None
+
+
+def parquet_records(source: Source, field: str | None, skip: Collector) -> Iterator[tuple[int, str]]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    stream = source.stream if source.stream.seekable() else io.BytesIO(source.stream.read())
+    try:
+        parquet = pq.ParquetFile(stream)
+    except (pa.ArrowException, OSError) as error:
+        raise InputError("file", f"{source.name}: not a readable Parquet file ({error})") from None
+    names = parquet.schema_arrow.names
+    if not field or field not in names:
+        raise InputError("field", f"{source.name}: no column {field!r} (columns: {', '.join(names)})")
+    kind = parquet.schema_arrow.field(field).type
+    if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
+        raise InputError("field", f"{source.name}: column {field!r} is {kind}, not text")
+    row = 0
+    for batch in parquet.iter_batches(columns=[field], batch_size=BATCH_RECORDS):
+        for value in batch.column(0).cast(pa.large_binary()).to_pylist():
+            row += 1
+            if value is None:
+                skip(row, f"field {field!r} is null")
+            elif (text := utf8(value, row, skip)) is not None:
+                yield row, text
+
+
+READERS: dict[str, Callable[[Source, str | None, Collector], Iterator[tuple[int, str]]]] = {
+    "txt": txt_records, "jsonl": jsonl_records, "csv": csv_records, "parquet": parquet_records,
+}
+
+
+def prefetch(batches: Iterator[Batch], depth: int = 2) -> Iterator[Batch]:
+    """Read and parse the next batches in a thread while the tokenizers work on this one."""
+    slots: queue.Queue = queue.Queue(depth)
+    done = object()
+    stop = threading.Event()
+
+    def produce() -> None:
+        try:
+            for batch in batches:
+                while not stop.is_set():
+                    try:
+                        slots.put(batch, timeout=0.1)
+                        break
+                    except queue.Full:
+                        continue
+                if stop.is_set():
+                    return
+            slots.put(done)
+        except BaseException as error:  # handed to the consumer, which re-raises it
+            slots.put(error)
+
+    worker = threading.Thread(target=produce, name="corpus-reader", daemon=True)
+    worker.start()
+    try:
+        while (item := slots.get()) is not done:
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()
+        worker.join()
+
+
+def corpus_stats(path_or_fileobj: str | os.PathLike | IO[bytes], *, field: str | None, tokenizer_ids: list[str],
+                 fmt: str | None = None, progress: Progress | None = None) -> CorpusStats:
+    """Count every record with each tokenizer; see the module docstring for formats and bad input."""
+    if not tokenizer_ids:
+        raise InputError("tokenizer", "choose at least one tokenizer")
+    tokenizers = {tid: get_tokenizer(tid) for tid in dict.fromkeys(tokenizer_ids)}
+    source = Source(path_or_fileobj)
+    try:
+        fmt = detect_format(source.name, fmt)
+        skip = Collector(source.name)
+        chunks: dict[str, list[np.ndarray]] = {tid: [] for tid in tokenizers}
+        chars = size = 0
+        for batch in prefetch(batched(READERS[fmt](source, field, skip), source)):
+            for tid, tokenizer in tokenizers.items():
+                chunks[tid].append(np.asarray(tokenizer.count_batch(batch.texts), dtype=np.int32))
+            chars += sum(map(len, batch.texts))
+            size += sum(len(t.encode("utf-8")) for t in batch.texts)
+            if progress and batch.fraction is not None:
+                progress(batch.fraction)
+    finally:
+        source.close()
+    records = sum(c.size for c in next(iter(chunks.values())))
+    if records == 0:
+        raise InputError("file", no_records_reason(source.name, skip))
+    if progress:
+        progress(1.0)
+    stats = {tid: TokenStats(tid, np.concatenate(parts)) for tid, parts in chunks.items()}
+    return CorpusStats(source.name, fmt, field, records, chars, size, stats, skip.items, skip.count)
+
+
+def no_records_reason(name: str, skip: Collector) -> str:
+    if not skip.count:
+        return f"{name}: no records with text"
+    first = skip.items[0]
+    return f"{name}: no usable records; {skip.count} skipped, first on line {first.line}: {first.reason}"
+
+
+@dataclass(frozen=True)
+class TextCount:
+    tokenizer: str
+    tokens: int
+    chars: int
+    bytes: int
+
+
+def read_text(path_or_fileobj: str | os.PathLike | IO[bytes]) -> tuple[str, str]:
+    """A whole file as one text, exactly: strict UTF-8, nothing stripped; returns (name, text)."""
+    source = Source(path_or_fileobj)
+    try:
+        data = source.stream.read(MAX_TEXT_BYTES + 1)
+    finally:
+        source.close()
+    if not data:
+        raise InputError("file", f"{source.name}: file is empty")
+    if len(data) > MAX_TEXT_BYTES:
+        raise InputError("file", f"{source.name}: over {MAX_TEXT_BYTES // 2**20} MiB as one text; "
+                                 "count it as records (a field, or one line per record)")
+    if (nul := data.find(b"\x00")) >= 0:
+        raise InputError("file", f"{source.name}: looks binary (NUL byte on line {line_of(data, nul)})")
+    try:
+        return source.name, data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise InputError("file", f"{source.name}: not valid UTF-8 on line {line_of(data, error.start)} "
+                                 f"(byte {error.start + 1}: {data[error.start:error.start + 1]!r})") from None
+
+
+def line_of(data: bytes, offset: int) -> int:
+    return data.count(b"\n", 0, offset) + 1
+
+
+def count_text_file(path_or_fileobj: str | os.PathLike | IO[bytes], tokenizer_id: str) -> TextCount:
+    """Tokens of a file's exact content as one text (the ``tokens`` command without ``--field``)."""
+    tokenizer = get_tokenizer(tokenizer_id)
+    _, text = read_text(path_or_fileobj)
+    return TextCount(tokenizer.info.id, tokenizer.count(text), len(text), len(text.encode("utf-8")))
+
+
+def corpus_fields(path_or_fileobj: str | os.PathLike | IO[bytes], fmt: str | None = None) -> list[str]:
+    """The fields a record file offers (the UI's field chooser): JSONL keys of the first object, CSV header, schema."""
+    source = Source(path_or_fileobj)
+    try:
+        fmt = detect_format(source.name, fmt)
+        return FIELD_READERS[fmt](source)
+    finally:
+        source.close()
+
+
+def jsonl_fields(source: Source) -> list[str]:
+    skip = Collector(source.name)
+    for line, raw in raw_lines(source, skip):
+        text = decode(raw, line, skip)
+        if text and text.strip():
+            try:
+                record = json.loads(text)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(record, dict):
+                return [key for key, value in record.items() if isinstance(value, str)] or list(record)
+    return []
+
+
+def csv_fields(source: Source) -> list[str]:
+    text = io.TextIOWrapper(source.stream, encoding="utf-8-sig", errors="replace", newline="")
+    delimiter = "\t" if source.name.lower().endswith(".tsv") else ","
+    header = next(csv.reader(text, delimiter=delimiter), [])
+    text.detach()
+    return header
+
+
+def parquet_fields(source: Source) -> list[str]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        schema = pq.ParquetFile(source.stream).schema_arrow
+    except (pa.ArrowException, OSError) as error:
+        raise InputError("file", f"{source.name}: not a readable Parquet file ({error})") from None
+    return [f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)]
+
+
+FIELD_READERS: dict[str, Callable[[Source], list[str]]] = {
+    "txt": lambda source: [], "jsonl": jsonl_fields, "csv": csv_fields, "parquet": parquet_fields,
+}
