@@ -13,6 +13,7 @@ from infercost.store.runs import (
     new_run_id,
     next_session,
     plan_levels,
+    set_run_engine,
     set_run_status,
     stored_seqs,
 )
@@ -20,5 +21,5 @@ from infercost.store.runs import (
 __all__ = [
     "MIGRATIONS", "apply_migrations", "connect", "create_run", "finish_level", "get_levels", "get_requests",
     "get_run", "insert_requests", "list_runs", "migration", "new_run_id", "next_session", "plan_levels",
-    "set_run_status", "stored_seqs",
+    "set_run_engine", "set_run_status", "stored_seqs",
 ]

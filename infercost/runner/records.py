@@ -1,0 +1,45 @@
+"""Raw per-request facts: what a backend saw for one request, before any metric is computed."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+OK = "ok"
+FAILURE_KINDS = ("http_error", "timeout", "dropped", "connect", "bad_response", "engine_error")
+
+
+@dataclass(slots=True)
+class RequestSpec:
+    """One request to send: the prompt (text, or token ids in process), its intended length, the output length."""
+
+    seq: int
+    prompt: str | list[int]
+    input_len: int  # tokens the prompt was built to have
+    output_len: int  # tokens asked for, and forced
+
+
+@dataclass(slots=True)
+class RequestRecord:
+    """Times are ``perf_counter()`` seconds; ``itl`` are the gaps between token-bearing chunks (s)."""
+
+    seq: int
+    t0: float
+    t_first: float | None = None
+    t_last: float | None = None
+    itl: list[float] = field(default_factory=list)
+    n_in: int | None = None
+    n_in_source: str | None = None  # usage | tokenizer | prompt
+    n_out: int | None = None
+    n_out_source: str | None = None  # usage | tokenizer | chunks | engine
+    n_out_expected: int | None = None
+    status: str = OK
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status == OK
+
+    def as_row(self, **context: Any) -> dict[str, Any]:
+        """The record plus where it belongs (run_id, idx, repeat, phase, session) as a store row."""
+        return {**asdict(self), **context}

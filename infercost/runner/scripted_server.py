@@ -1,0 +1,374 @@
+"""A local OpenAI-compatible server whose timing is scripted, and which logs what it actually sent.
+
+It is the ground truth for the runner's accuracy: time to first token, the gap between tokens and tokens per
+chunk are set by the script; each send is stamped with ``perf_counter()`` (the same monotonic clock a client on
+this machine reads) and written to a JSONL log. Faults (an HTTP error, a hang, a stream dropped or stalled half
+way) make the runner's failure handling testable against a real socket.
+
+One thread, non-blocking sockets and a ``selectors`` loop: it spins (``select(0)``) when the next send is under
+2 ms away, because sleeping through epoll has millisecond granularity. Pin it to its own core when measuring.
+
+    python -m infercost.runner.scripted_server --ttft-ms 20 --gap-us 58.8 --tokens-per-chunk 4 --log sent.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import heapq
+import itertools
+import json
+import os
+import selectors
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+
+_clock = time.perf_counter
+SPIN_S = 0.002  # below this, busy-wait instead of sleeping in epoll (1 ms granularity)
+FAULTS = ("error", "hang", "drop", "stall")
+
+
+@dataclass
+class Script:
+    """Timing and faults. A request may override any field with a ``"script": {...}`` object in its body."""
+
+    ttft_ms: float = 20.0
+    gap_us: float = 1000.0  # between consecutive tokens
+    tokens_per_chunk: int = 1
+    fault: str | None = None  # this request: error | hang | drop | stall
+    error_every: int = 0  # every Nth request (server-wide count) gets the fault; 0 = never
+    hang_every: int = 0
+    drop_every: int = 0
+    stall_every: int = 0
+
+    def fault_for(self, n: int) -> str | None:
+        if self.fault:
+            return self.fault
+        for name in FAULTS:
+            every = getattr(self, f"{name}_every")
+            if every and n % every == 0:
+                return name
+        return None
+
+
+@dataclass
+class _Stream:
+    """One streaming response being sent on schedule."""
+
+    conn: "_Conn"
+    entry: dict
+    chat: bool
+    usage: bool
+    n_out: int
+    per_chunk: int
+    t_first: float
+    gap_s: float
+    fault: str | None
+    sent_tokens: int = 0
+    chunk: int = 0
+    role_sent: bool = False
+
+    def due(self) -> float:
+        return self.t_first + self.chunk * self.per_chunk * self.gap_s
+
+
+@dataclass
+class _Conn:
+    sock: socket.socket
+    inbuf: bytes = b""
+    outbuf: bytes = b""
+    busy: bool = False  # a response is in progress; later pipelined requests wait
+    hung: bool = False
+    close_after: bool = False
+
+
+def _chunk(payload: bytes) -> bytes:
+    return b"%x\r\n%s\r\n" % (len(payload), payload)
+
+
+def _event(obj: dict) -> bytes:
+    return _chunk(b"data: " + json.dumps(obj, separators=(",", ":")).encode() + b"\n\n")
+
+
+class ScriptedServer:
+    def __init__(self, script: Script, *, host: str = "127.0.0.1", port: int = 0, log: Path | None = None) -> None:
+        self.script = script
+        self.listener = socket.create_server((host, port), backlog=1024)
+        self.listener.setblocking(False)
+        self.port = self.listener.getsockname()[1]
+        self.sel = selectors.DefaultSelector()
+        self.sel.register(self.listener, selectors.EVENT_READ, None)
+        self.heap: list[tuple[float, int, _Stream]] = []
+        self.order = itertools.count()
+        self.requests = 0
+        self.log = open(log, "a", buffering=1 << 16) if log else None
+
+    # -- loop ---------------------------------------------------------------------------------------------------
+    def serve_forever(self) -> None:
+        while True:
+            timeout = 0.05
+            if self.heap:
+                timeout = max(0.0, self.heap[0][0] - _clock() - SPIN_S)
+            for key, mask in self.sel.select(timeout):
+                if key.data is None:
+                    self._accept()
+                elif mask & selectors.EVENT_READ:
+                    self._read(key.data)
+                if key.data is not None and mask & selectors.EVENT_WRITE:
+                    self._flush(key.data)
+            self._send_due()
+
+    def _accept(self) -> None:
+        with contextlib.suppress(BlockingIOError):
+            while True:
+                sock, _ = self.listener.accept()
+                sock.setblocking(False)
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                self.sel.register(sock, selectors.EVENT_READ, _Conn(sock))
+
+    def _read(self, conn: _Conn) -> None:
+        try:
+            data = conn.sock.recv(1 << 16)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            data = b""
+        if not data:
+            self._close(conn)
+            return
+        conn.inbuf += data
+        self._next_request(conn)
+
+    def _next_request(self, conn: _Conn) -> None:
+        """Parse one complete request from the buffer, if there is one and no response is in progress."""
+        if conn.busy or conn.hung:
+            return
+        end = conn.inbuf.find(b"\r\n\r\n")
+        if end < 0:
+            return
+        head = conn.inbuf[:end].decode("latin-1").split("\r\n")
+        headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in head[1:])}
+        length = int(headers.get("content-length", "0"))
+        if len(conn.inbuf) < end + 4 + length:
+            return
+        t_recv = _clock()
+        body, conn.inbuf = conn.inbuf[end + 4: end + 4 + length], conn.inbuf[end + 4 + length:]
+        method, path = (head[0].split(" ") + ["", ""])[:2]
+        conn.close_after = headers.get("connection", "").lower() == "close"
+        self._route(conn, method, path.split("?")[0], body, t_recv)
+
+    # -- responses ----------------------------------------------------------------------------------------------
+    def _route(self, conn: _Conn, method: str, path: str, body: bytes, t_recv: float) -> None:
+        if method == "GET" and path.endswith("/models"):
+            self._reply(conn, 200, {"object": "list", "data": [{"id": "scripted", "object": "model"}]})
+        elif method == "POST" and path.endswith(("/completions", "/chat/completions")):
+            try:
+                request = json.loads(body)
+                if not isinstance(request, dict):
+                    raise ValueError("body is not an object")
+            except ValueError as error:
+                self._reply(conn, 400, {"error": {"message": f"bad JSON: {error}"}})
+                return
+            self._generate(conn, request, path.endswith("/chat/completions"), t_recv)
+        else:
+            self._reply(conn, 404, {"error": {"message": f"no route {method} {path}"}})
+
+    def _reply(self, conn: _Conn, status: int, obj: dict) -> None:
+        body = json.dumps(obj).encode()
+        reason = {200: "OK", 400: "Bad Request", 404: "Not Found", 500: "Internal Server Error"}.get(status, "X")
+        head = f"HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+        self._write(conn, head.encode() + b"\r\n" + body)
+        self._done(conn)
+
+    def _generate(self, conn: _Conn, request: dict, chat: bool, t_recv: float) -> None:
+        self.requests += 1
+        script = Script(**{**asdict(self.script), **_overrides(request.get("script"))})
+        prompt = _prompt_text(request, chat)
+        words = prompt.split()
+        n_out = int(request.get("max_tokens") or request.get("max_completion_tokens") or 16)
+        entry = {"n": self.requests, "tag": words[0] if words else "", "t_recv": t_recv, "n_in": len(words),
+                 "n_out": 0, "fault": script.fault_for(self.requests), "chunks": []}
+        if entry["fault"] == "error":
+            self._reply(conn, 500, {"error": {"message": "scripted failure"}})
+            self._log(entry)
+            return
+        if entry["fault"] == "hang":
+            conn.hung = True
+            self._log(entry)
+            return
+        if not request.get("stream"):
+            self._reply(conn, 400, {"error": {"message": "the scripted server only streams; set stream: true"}})
+            return
+        conn.busy = True
+        self._write(conn, b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
+        usage = bool((request.get("stream_options") or {}).get("include_usage"))
+        stream = _Stream(conn, entry, chat, usage, n_out, max(1, script.tokens_per_chunk),
+                         t_recv + script.ttft_ms / 1e3, script.gap_us / 1e6, entry["fault"])
+        if chat:  # like OpenAI: a role-only delta first, which carries no token and must not count as one
+            self._write(conn, _event(_chat_obj(self.requests, {"role": "assistant", "content": ""})))
+        heapq.heappush(self.heap, (stream.due(), next(self.order), stream))
+
+    def _send_due(self) -> None:
+        while self.heap and self.heap[0][0] <= _clock():
+            _, _, stream = heapq.heappop(self.heap)
+            if stream.conn.sock.fileno() < 0:
+                continue
+            if self._send_chunk(stream):
+                heapq.heappush(self.heap, (stream.due(), next(self.order), stream))
+
+    def _send_chunk(self, stream: _Stream) -> bool:
+        """Send the next chunk of tokens; False when the stream has ended (or the fault ended it)."""
+        if stream.fault in ("drop", "stall") and stream.sent_tokens >= stream.n_out // 2:
+            self._log(stream.entry)
+            if stream.fault == "drop":
+                self._close(stream.conn)
+            else:
+                stream.conn.hung = True
+            return False
+        k = min(stream.per_chunk, stream.n_out - stream.sent_tokens)
+        text = "".join(f" t{stream.sent_tokens + i}" for i in range(k))
+        n = stream.entry["n"]
+        obj = _chat_obj(n, {"content": text}) if stream.chat else _text_obj(n, text)
+        t = _clock()
+        self._write(stream.conn, _event(obj))
+        stream.entry["chunks"].append((t, k))
+        stream.sent_tokens += k
+        stream.chunk += 1
+        if stream.sent_tokens < stream.n_out:
+            return True
+        self._end_stream(stream)
+        return False
+
+    def _end_stream(self, stream: _Stream) -> None:
+        entry = stream.entry
+        entry["n_out"] = stream.sent_tokens
+        tail = b""
+        if stream.usage:
+            usage = {"prompt_tokens": entry["n_in"], "completion_tokens": stream.sent_tokens,
+                     "total_tokens": entry["n_in"] + stream.sent_tokens}
+            obj = _chat_obj(entry["n"], None) if stream.chat else _text_obj(entry["n"], None)
+            tail += _event({**obj, "choices": [], "usage": usage})
+        self._write(stream.conn, tail + _chunk(b"data: [DONE]\n\n") + b"0\r\n\r\n")
+        self._log(entry)
+        stream.conn.busy = False
+        self._done(stream.conn)
+
+    def _done(self, conn: _Conn) -> None:
+        if conn.close_after:
+            self._close(conn)
+        else:
+            self._next_request(conn)
+
+    # -- socket plumbing ----------------------------------------------------------------------------------------
+    def _write(self, conn: _Conn, data: bytes) -> None:
+        if conn.sock.fileno() < 0:
+            return
+        if conn.outbuf:
+            conn.outbuf += data
+            return
+        try:
+            sent = conn.sock.send(data)
+        except BlockingIOError:
+            sent = 0
+        except OSError:
+            self._close(conn)
+            return
+        if sent < len(data):  # the client is not reading fast enough: queue, and the log shows the delay
+            conn.outbuf = data[sent:]
+            self.sel.modify(conn.sock, selectors.EVENT_READ | selectors.EVENT_WRITE, conn)
+
+    def _flush(self, conn: _Conn) -> None:
+        data, conn.outbuf = conn.outbuf, b""
+        if conn.sock.fileno() >= 0:
+            self.sel.modify(conn.sock, selectors.EVENT_READ, conn)
+            self._write(conn, data)
+
+    def _close(self, conn: _Conn) -> None:
+        if conn.sock.fileno() >= 0:
+            self.sel.unregister(conn.sock)
+            conn.sock.close()
+
+    def _log(self, entry: dict) -> None:
+        if self.log is not None:
+            first = entry["chunks"][0][0] if entry["chunks"] else None
+            last = entry["chunks"][-1][0] if entry["chunks"] else None
+            self.log.write(json.dumps({**entry, "t_first": first, "t_last": last}) + "\n")
+            self.log.flush()
+
+
+def _overrides(raw: object) -> dict:
+    names = {f.name for f in fields(Script)}
+    return {k: v for k, v in raw.items() if k in names} if isinstance(raw, dict) else {}
+
+
+def _prompt_text(request: dict, chat: bool) -> str:
+    if chat:
+        return " ".join(str(m.get("content", "")) for m in request.get("messages") or [] if isinstance(m, dict))
+    prompt = request.get("prompt", "")
+    if isinstance(prompt, list):  # token ids: one "word" each
+        return " ".join(str(t) for t in prompt)
+    return str(prompt)
+
+
+def _text_obj(n: int, text: str | None) -> dict:
+    choices = [] if text is None else [{"index": 0, "text": text, "finish_reason": None}]
+    return {"id": f"cmpl-{n}", "object": "text_completion", "model": "scripted", "choices": choices}
+
+
+def _chat_obj(n: int, delta: dict | None) -> dict:
+    choices = [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": None}]
+    return {"id": f"chatcmpl-{n}", "object": "chat.completion.chunk", "model": "scripted", "choices": choices}
+
+
+def read_log(path: Path) -> list[dict]:
+    """The server's record of what it sent, one dict per request, in the order requests ended."""
+    return [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
+
+
+@contextlib.contextmanager
+def running(script: Script | None = None, *, log: Path | None = None, cpu: int | None = None) -> Iterator[str]:
+    """Start the server in a subprocess (pinned to ``cpu`` with ``taskset`` if given); yield its base URL."""
+    script = script or Script()
+    cmd = [sys.executable, "-m", "infercost.runner.scripted_server", "--port", "0"]
+    for name, value in asdict(script).items():
+        if value is not None:
+            cmd += [f"--{name.replace('_', '-')}", str(value)]
+    if log is not None:
+        cmd += ["--log", str(log)]
+    if cpu is not None:
+        cmd = ["taskset", "-c", str(cpu)] + cmd
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2]) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        line = proc.stdout.readline()
+        if not line.startswith("READY "):
+            raise RuntimeError(f"scripted server did not start: {line!r}")
+        yield line.split()[1]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="scripted_server", description=__doc__.splitlines()[0])
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--log", type=Path)
+    for f in fields(Script):
+        kind = {"float": float, "int": int}.get(str(f.type), str)
+        parser.add_argument(f"--{f.name.replace('_', '-')}", type=kind, default=f.default)
+    args = parser.parse_args(argv)
+    script = Script(**{f.name: getattr(args, f.name) for f in fields(Script)})
+    server = ScriptedServer(script, host=args.host, port=args.port, log=args.log)
+    print(f"READY http://{args.host}:{server.port}/v1", flush=True)
+    with contextlib.suppress(KeyboardInterrupt):
+        server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

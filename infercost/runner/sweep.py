@@ -1,0 +1,286 @@
+"""A sweep: levels of load against one backend, every request stored as it ends, resumable after a kill.
+
+Three steps, kept apart: ``run_sweep`` records raw per-request facts into the store, ``calculate_metrics`` (pure)
+summarises a level from what the store holds, and ``run_summary`` reports a run (median over repeats).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import random
+import threading
+import time
+import zlib
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from infercost import store
+from infercost.errors import InputError
+from infercost.runner.backends import BACKENDS, Backend, BackendOptions
+from infercost.runner.metrics import calculate_metrics, combine_repeats
+from infercost.runner.patterns import PATTERNS
+from infercost.runner.records import RequestRecord, RequestSpec
+from infercost.runner.writer import RecordWriter
+
+
+@dataclass
+class SweepConfig:
+    """What to measure. Stored with the run (as JSON) so ``--resume`` can continue it exactly."""
+
+    backend: str
+    options: BackendOptions
+    pattern: str = "concurrency"  # concurrency | single | batch | rate
+    levels: list[float] = field(default_factory=lambda: [1, 5, 20, 50])  # streams, batch sizes or requests/s
+    input_tokens: int = 128
+    output_tokens: int = 128
+    mixed: tuple[int, int, float] | None = None  # (short, long, fraction long) input lengths instead of one
+    requests: int | None = None  # per level and repeat; default: enough for a few rounds at the level's load
+    duration_s: float | None = None  # per level and repeat: stop sending new requests after this long
+    warmup: int | None = None  # per level, excluded from metrics; default: one per stream (opens the connections)
+    repeats: int = 1
+    seed: int = 0
+    slo_ms: dict[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        _check(self.backend in BACKENDS, "backend", f"{self.backend!r} is not one of {', '.join(BACKENDS)}")
+        _check(self.pattern in PATTERNS, "pattern", f"{self.pattern!r} is not one of {', '.join(PATTERNS)}")
+        if self.pattern == "single":
+            self.levels = [1]
+        _check(bool(self.levels) and all(v > 0 for v in self.levels), "concurrency", "levels must be positive")
+        _check(self.input_tokens >= 1, "input_tokens", "must be at least 1")
+        _check(self.output_tokens >= 1, "output_tokens", "must be at least 1")
+        _check(self.repeats >= 1, "repeats", "must be at least 1")
+        _check(self.requests is None or self.requests >= 1, "requests", "must be at least 1")
+        _check(self.duration_s is None or self.duration_s > 0, "duration", "must be positive")
+        _check(self.warmup is None or self.warmup >= 0, "warmup", "must be 0 or more")
+        if self.mixed is not None:
+            short, long, fraction = self.mixed
+            _check(1 <= short and 1 <= long and 0 <= fraction <= 1, "mixed", "need SHORT:LONG:FRACTION, e.g. 128:2048:0.2")
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "SweepConfig":
+        data = dict(data)
+        data["options"] = BackendOptions(**data["options"])
+        if data.get("mixed") is not None:
+            data["mixed"] = tuple(data["mixed"])
+        return cls(**data)
+
+    def requests_per_level(self, load: float) -> int | None:
+        if self.requests is not None:
+            return self.requests
+        if self.duration_s is not None:
+            return None
+        return max(10, math.ceil(10 * load)) if self.pattern == "rate" else max(10, 3 * int(load))
+
+    def warmup_per_level(self, load: float) -> int:
+        if self.warmup is not None:
+            return self.warmup
+        return 0 if self.pattern == "rate" else max(1, int(load))
+
+
+def _check(ok: bool, field_name: str, reason: str) -> None:
+    if not ok:
+        raise InputError(field_name, reason)
+
+
+@dataclass
+class Progress:
+    """Counters a progress bar or the app reads; ``on_change`` is called on every update (keep it cheap)."""
+
+    level: int = 0
+    levels: int = 0
+    load: float = 0
+    done: int = 0
+    failed: int = 0
+    planned: int | None = None
+    phase: str = "starting"
+    on_change: Callable[["Progress"], None] | None = None
+
+    def changed(self) -> None:
+        if self.on_change is not None:
+            self.on_change(self)
+
+
+def spec_for(config: SweepConfig, backend: Backend, idx: int, repeat: int, seq: int, phase: str) -> RequestSpec:
+    """The same (level, repeat, seq) always gives the same request, so a resumed sweep re-sends what was lost."""
+    seed = zlib.crc32(f"{config.seed}/{idx}/{repeat}/{seq}/{phase}".encode())  # stable across processes
+    n_in = config.input_tokens
+    if config.mixed is not None:
+        short, long, fraction = config.mixed
+        n_in = long if random.Random(seed).random() < fraction else short
+    return RequestSpec(seq=seq, prompt=backend.make_prompt(n_in, seed), input_len=n_in, output_len=config.output_tokens)
+
+
+def _specs(config: SweepConfig, backend: Backend, idx: int, repeat: int, seqs: Iterator[int], phase: str):
+    return (spec_for(config, backend, idx, repeat, seq, phase) for seq in seqs)
+
+
+def _pending_seqs(total: int | None, stored: set[int]) -> Iterator[int]:
+    """Sequence numbers still to send: the missing ones of a count-bounded level, or new ones past the last."""
+    if total is not None:
+        return iter([seq for seq in range(total) if seq not in stored])
+    start = max(stored) + 1 if stored else 0
+    return iter(range(start, 1 << 62))
+
+
+class Sweep:
+    """One process working on one run: a backend, a record writer and the run's plan."""
+
+    def __init__(self, config: SweepConfig, db_path: str | Path | None, run_id: str,
+                 progress: Progress, cancel: threading.Event) -> None:
+        self.config, self.db_path, self.run_id = config, db_path, run_id
+        self.progress, self.cancel = progress, cancel
+        self.db = store.connect(db_path)
+        self.session = store.next_session(self.db, run_id)
+        self.backend: Backend = BACKENDS[config.backend](config.options)
+        self.writer: RecordWriter | None = None
+
+    async def run(self) -> None:
+        self.writer = RecordWriter(self.db_path)
+        try:
+            engine = await self.backend.start()
+            if not store.get_run(self.db, self.run_id)["engine"]:  # the first session describes the engine
+                store.set_run_engine(self.db, self.run_id, engine)
+            levels = [lv for lv in store.get_levels(self.db, self.run_id) if lv["status"] != "done"]
+            self.progress.levels = len(store.get_levels(self.db, self.run_id))
+            for level in levels:
+                if self.cancel.is_set():
+                    break
+                await self.run_level(level)
+        finally:
+            await self.backend.close()
+            self.writer.close()
+
+    async def run_level(self, level: dict[str, Any]) -> None:
+        idx, repeat, load = level["idx"], level["repeat"], level["load"]
+        pattern = PATTERNS["batch" if self.backend.batched else self.config.pattern]
+        stored = store.stored_seqs(self.db, self.run_id, idx, repeat)
+        total = self.config.requests_per_level(load)
+        p = self.progress
+        p.level, p.load, p.done, p.failed = idx * self.config.repeats + repeat + 1, load, len(stored), 0
+        p.planned = total
+        warmup = self.config.warmup_per_level(load)
+        if warmup:
+            p.phase = "warm-up"
+            p.changed()
+            specs = _specs(self.config, self.backend, idx, repeat, iter(range(warmup)), "warmup")
+            await pattern(self.backend, load, specs, self.cancel.is_set, self._recorder(idx, repeat, "warmup"))
+        p.phase = "measuring"
+        p.changed()
+        deadline = self._deadline(idx, repeat)
+        stop = lambda: self.cancel.is_set() or time.perf_counter() >= deadline  # noqa: E731
+        specs = _specs(self.config, self.backend, idx, repeat, _pending_seqs(total, stored), "measure")
+        await pattern(self.backend, load, specs, stop, self._recorder(idx, repeat, "measure"))
+        self.writer.flush()
+        if not self.cancel.is_set():
+            summarise_level(self.db, self.run_id, self.config, idx, repeat, load)
+
+    def _deadline(self, idx: int, repeat: int) -> float:
+        """Now plus what is left of the level's duration (a resumed level already used some)."""
+        if self.config.duration_s is None:
+            return math.inf
+        used = calculate_metrics(store.get_requests(self.db, self.run_id, idx, repeat))["duration"]
+        return time.perf_counter() + max(0.0, self.config.duration_s - used)
+
+    def _recorder(self, idx: int, repeat: int, phase: str) -> Callable[[RequestRecord], None]:
+        context = {"run_id": self.run_id, "idx": idx, "repeat": repeat, "phase": phase, "session": self.session}
+        writer, progress = self.writer, self.progress
+
+        def done(record: RequestRecord) -> None:
+            writer.put(record.as_row(**context))
+            if phase == "measure":
+                progress.done += 1
+                progress.failed += not record.ok
+                progress.changed()
+
+        return done
+
+
+def summarise_level(db, run_id: str, config: SweepConfig, idx: int, repeat: int, load: float) -> dict[str, Any]:
+    """calculate_metrics over the stored records, plus what the level was; stored as the level's summary."""
+    records = store.get_requests(db, run_id, idx, repeat)
+    run = store.get_run(db, run_id)
+    summary = calculate_metrics(records, slo_ms=config.slo_ms or None)
+    key = "rate" if config.pattern == "rate" else ("batch_size" if config.pattern == "batch" else "concurrency")
+    summary.update({key: load, "pattern": config.pattern, "input_len": config.input_tokens,
+                    "output_len": config.output_tokens, "backend": config.backend, "model": config.options.model,
+                    "hardware": _hardware_name(run["hardware"])})
+    if key != "concurrency":
+        summary.setdefault("concurrency", load if key == "batch_size" else None)
+    store.finish_level(db, run_id, idx, repeat, summary)
+    return summary
+
+
+def _hardware_name(hardware: dict[str, Any]) -> str | None:
+    gpus = hardware.get("gpus") or []
+    return f"{len(gpus)}x {gpus[0].get('name')}" if gpus else hardware.get("cpu")
+
+
+def _fingerprint() -> dict[str, Any]:
+    from infercost.runner.hardware import fingerprint
+
+    return fingerprint()
+
+
+def create_run(config: SweepConfig, db_path: str | Path | None, engine: dict[str, Any] | None = None) -> str:
+    """Store the run and its plan (every level and repeat, pending) before the first request."""
+    db = store.connect(db_path)
+    run_id = store.create_run(db, backend=config.backend, model=config.options.model, config=_config_dict(config),
+                              hardware=_fingerprint(), engine=engine or {})
+    plan = [(idx, repeat, config.pattern, float(load)) for idx, load in enumerate(config.levels)
+            for repeat in range(config.repeats)]
+    store.plan_levels(db, run_id, plan)
+    db.close()
+    return run_id
+
+
+def _config_dict(config: SweepConfig) -> dict[str, Any]:
+    return asdict(config)  # options hold the *name* of the API key variable, never the key
+
+
+def load_config(db_path: str | Path | None, run_id: str) -> SweepConfig:
+    db = store.connect(db_path)
+    try:
+        return SweepConfig.from_dict(store.get_run(db, run_id)["config"])
+    finally:
+        db.close()
+
+
+def run_sweep(config: SweepConfig | None = None, *, db_path: str | Path | None = None, resume: str | None = None,
+              progress: Progress | None = None, cancel: threading.Event | None = None) -> str:
+    """Run (or with ``resume=RUN_ID`` continue) a sweep; returns the run id. Blocks until done or cancelled."""
+    if resume:
+        config = load_config(db_path, resume)
+    if config is None:
+        raise InputError("config", "give a sweep configuration or a run id to resume")
+    progress, cancel = progress or Progress(), cancel or threading.Event()
+    run_id = resume or create_run(config, db_path)
+    sweep = Sweep(config, db_path, run_id, progress, cancel)
+    db = sweep.db
+    store.set_run_status(db, run_id, "running")
+    try:
+        asyncio.run(sweep.run())
+    except BaseException:
+        store.set_run_status(db, run_id, "interrupted")
+        raise
+    store.set_run_status(db, run_id, "cancelled" if cancel.is_set() else "done")
+    db.close()
+    return run_id
+
+
+def run_summary(db_path: str | Path | None, run_id: str) -> dict[str, Any]:
+    """``{"run_id", "status", "levels": [...]}``: one summary per level, the median over its repeats."""
+    db = store.connect(db_path)
+    try:
+        run = store.get_run(db, run_id)
+    finally:
+        db.close()
+    by_idx: dict[int, list[dict]] = {}
+    for level in run["levels"]:
+        if level["summary"] is not None:
+            by_idx.setdefault(level["idx"], []).append(level["summary"])
+    return {"run_id": run_id, "status": run["status"], "backend": run["backend"], "model": run["model"],
+            "levels": [combine_repeats(by_idx[idx]) for idx in sorted(by_idx)]}

@@ -1,0 +1,103 @@
+"""Schema migrations: small numbered functions, recorded in ``_migrations`` and applied every time a database opens.
+
+To change the schema, append a new ``@migration`` function with the next free number (``m004_...``); never edit one
+that has shipped, because databases out there already recorded it as applied.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+
+Migration = Callable[[sqlite3.Connection], None]
+MIGRATIONS: dict[str, Migration] = {}
+
+
+def migration(fn: Migration) -> Migration:
+    """Register ``fn`` under its name; names sort in the order they are applied (``m001_`` before ``m002_``)."""
+    if fn.__name__ in MIGRATIONS:
+        raise ValueError(f"migration {fn.__name__} registered twice")
+    MIGRATIONS[fn.__name__] = fn
+    return fn
+
+
+def apply_migrations(db: sqlite3.Connection) -> list[str]:
+    """Apply every registered migration the database has not recorded yet; returns the names applied now."""
+    db.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+    done = {row[0] for row in db.execute("SELECT name FROM _migrations")}
+    applied = []
+    for name in sorted(MIGRATIONS):
+        if name in done:
+            continue
+        with db:  # one transaction per migration: a failure leaves the database at the previous step
+            MIGRATIONS[name](db)
+            db.execute("INSERT INTO _migrations (name, applied_at) VALUES (?, datetime('now'))", (name,))
+        applied.append(name)
+    return applied
+
+
+@migration
+def m001_runs(db: sqlite3.Connection) -> None:
+    """A run: one benchmark (or one imported result file) with its configuration and fingerprints as JSON."""
+    db.execute(
+        """CREATE TABLE runs (
+            id TEXT PRIMARY KEY,
+            created_at TEXT NOT NULL,
+            status TEXT NOT NULL,
+            source TEXT NOT NULL,
+            backend TEXT NOT NULL,
+            model TEXT NOT NULL,
+            config TEXT NOT NULL,
+            hardware TEXT NOT NULL,
+            engine TEXT NOT NULL
+        )"""
+    )
+
+
+@migration
+def m002_levels(db: sqlite3.Connection) -> None:
+    """One load level (a concurrency, batch size or rate) and repeat of a run, with its summary once done."""
+    db.execute(
+        """CREATE TABLE levels (
+            run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+            idx INTEGER NOT NULL,
+            repeat INTEGER NOT NULL,
+            pattern TEXT NOT NULL,
+            load REAL NOT NULL,
+            status TEXT NOT NULL,
+            summary TEXT,
+            PRIMARY KEY (run_id, idx, repeat)
+        )"""
+    )
+
+
+@migration
+def m003_requests(db: sqlite3.Connection) -> None:
+    """One row per request, written as it completes. A measured (run, level, repeat, seq) exists once, so a
+    resumed sweep cannot duplicate it; warm-up rows are kept but never enter a summary."""
+    db.execute(
+        """CREATE TABLE requests (
+            id INTEGER PRIMARY KEY,
+            run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+            idx INTEGER NOT NULL,
+            repeat INTEGER NOT NULL,
+            seq INTEGER NOT NULL,
+            phase TEXT NOT NULL,
+            session INTEGER NOT NULL,
+            t0 REAL,
+            t_first REAL,
+            t_last REAL,
+            itl TEXT NOT NULL,
+            n_in INTEGER,
+            n_in_source TEXT,
+            n_out INTEGER,
+            n_out_source TEXT,
+            n_out_expected INTEGER,
+            status TEXT NOT NULL,
+            error TEXT
+        )"""
+    )
+    db.execute(
+        "CREATE UNIQUE INDEX requests_measured ON requests (run_id, idx, repeat, seq) WHERE phase = 'measure'"
+    )
+    db.execute("CREATE INDEX requests_level ON requests (run_id, idx, repeat)")
