@@ -377,7 +377,8 @@ def corpus_stats(path_or_fileobj: str | os.PathLike | IO[bytes], *, field: str |
         source.close()
     records = sum(c.size for c in next(iter(chunks.values())))
     if records == 0:
-        raise InputError("file", no_records_reason(source.name, skip))
+        missing_field = bool(skip.items) and all(s.reason.startswith("no field") for s in skip.items)
+        raise InputError("field" if missing_field else "file", no_records_reason(source.name, skip))
     if progress:
         progress(1.0)
     stats = {tid: TokenStats(tid, np.concatenate(parts)) for tid, parts in chunks.items()}
