@@ -1,0 +1,14 @@
+"""infercost's web app: only the list of pages; everything else lives in infercost/."""
+
+import streamlit as st
+
+from infercost.ui.state import keep_widget_state
+
+st.set_page_config(page_title="infercost", page_icon=":material/payments:", layout="wide")
+keep_widget_state(st.session_state)
+pages = [
+    st.Page("infercost/ui/pages/bill.py", title="Workload and bill", icon=":material/receipt_long:", default=True),
+    st.Page("infercost/ui/pages/prices.py", title="Prices", icon=":material/sell:"),
+    st.Page("infercost/ui/pages/methodology.py", title="Methodology", icon=":material/functions:"),
+]
+st.navigation(pages).run()

@@ -1,0 +1,130 @@
+"""The workload and its bill: the form, the API bill table and charts, and the self-host panel."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import plotly.express as px
+import streamlit as st
+
+from infercost.errors import InputError
+from infercost.ui.cached import catalog_json, cost_curves, estimate_json, gpu_prices_json, show_input_error
+from infercost.ui.state import SELF_HOST_DEFAULT_POINTS, init_state, profile_document
+
+catalog = catalog_json()
+yours = [entry["id"] for entry in st.session_state.get("price_overrides", [])]
+model_ids = list(dict.fromkeys([entry["id"] for entry in catalog] + yours))
+init_state(st.session_state, model_ids)
+
+st.title("Workload and bill")
+st.caption("Describe what your product sends to a model each day; infercost prices it on every model you pick.")
+
+with st.container(border=True):
+    st.subheader("Workload")
+    left, middle, right = st.columns(3)
+    left.number_input("Calls per day", min_value=1, max_value=10**12, step=1000, key="calls_per_day")
+    left.number_input("Prompt tokens per call", min_value=0, max_value=10**8, step=100, key="prompt_tokens")
+    left.number_input("Output tokens per call", min_value=0, max_value=10**8, step=50, key="output_tokens")
+    left.number_input("Reasoning tokens per call", min_value=0, max_value=10**8, step=100, key="reasoning_tokens",
+                      help="Hidden thinking tokens, billed as output.")  # fmt: skip
+    middle.number_input("Retry rate", min_value=0.0, max_value=0.99, step=0.01, key="retry_rate",
+                        help="Share of attempts that fail and are retried; every attempt is billed in full.")  # fmt: skip
+    middle.number_input("Max retries", min_value=0, max_value=100, step=1, key="max_retries")
+    middle.number_input("Truncation rate", min_value=0.0, max_value=1.0, step=0.01, key="truncation_rate",
+                        help="Share of calls cut off and issued once more, in full.")  # fmt: skip
+    middle.number_input("Days per month", min_value=1, max_value=31, step=1, key="days_per_month")
+    right.number_input("Cached prompt fraction", min_value=0.0, max_value=1.0, step=0.05, key="cached_prompt_fraction",
+                       help="Share of prompt tokens read from the provider's prompt cache.")  # fmt: skip
+    right.number_input("Cache write fraction", min_value=0.0, max_value=1.0, step=0.05, key="cache_write_fraction",
+                       help="Share of prompt tokens written to the cache (priced at the cache-write rate).")  # fmt: skip
+    right.toggle("Batch API", key="batch", help="Use batch prices; models without a batch tier are flagged.")
+    st.multiselect("Models", model_ids, key="api_models", help="Prices come from the catalog (see Prices).")
+
+with st.expander("Self-hosted setup (your measured operating points)", expanded=bool(st.session_state["self_host"])):
+    gpus = gpu_prices_json()
+    offers = {f"{g['gpu']} · {g['provider']} · {g['kind']} · ${g['price_per_hour']:.2f}/h": g for g in gpus}
+    a, b, c = st.columns(3)
+    offer = a.selectbox("GPU offer", ["(custom price)", *offers], key="gpu_offer")
+    default_price = offers[offer]["price_per_hour"] if offer in offers else 2.5
+    price = b.number_input("Price per GPU-hour (US$)", min_value=0.01, max_value=1000.0, value=float(default_price),
+                           key=f"gpu_price_{offer}")  # fmt: skip
+    gpus_per_replica = c.number_input("GPUs per replica", min_value=1, max_value=1024, value=1, key="gpus_per_replica")
+    a, b, c, d = st.columns(4)
+    slo_ttft = a.number_input("SLO p95 TTFT (ms)", min_value=1.0, value=1000.0, key="slo_p95_ttft_ms")
+    slo_tpot = b.number_input("SLO p95 TPOT (ms)", min_value=1.0, value=50.0, key="slo_p95_tpot_ms")
+    peak = c.number_input("Peak / average", min_value=1.0, max_value=100.0, value=2.0, key="peak_to_average")
+    mode = d.selectbox("Scaling", ["always_on", "elastic"], key="self_host_mode")
+    st.caption("Operating points of one replica: requests/s, output tokens/s and p95 latencies at each concurrency.")
+    points = st.data_editor(pd.DataFrame(SELF_HOST_DEFAULT_POINTS), num_rows="dynamic", key="points_editor")
+    if st.toggle("Include this setup in the bill", key="self_host_on"):
+        st.session_state["self_host"] = [{
+            "name": offers[offer]["gpu"] if offer in offers else "custom GPU",
+            "gpu": offers[offer]["gpu"] if offer in offers else "custom",
+            "gpu_price_per_hour": price, "gpus_per_replica": int(gpus_per_replica),
+            "throughput": {"points": points.dropna(how="all").to_dict("records")},
+            "slo": {"p95_ttft_ms": slo_ttft, "p95_tpot_ms": slo_tpot},
+            "peak_to_average": peak, "mode": mode,
+        }]  # fmt: skip
+    else:
+        st.session_state["self_host"] = []
+
+profile_json = json.dumps(profile_document(st.session_state), sort_keys=True, default=str)
+try:
+    result = estimate_json(profile_json)
+except InputError as error:
+    show_input_error(error)
+    st.stop()
+
+api = pd.DataFrame(result["api"])
+self_host = pd.DataFrame(result["self_host"])
+if api.empty and self_host.empty:
+    st.info("Pick at least one model, or include a self-hosted setup.")
+    st.stop()
+
+st.subheader("The bill")
+if not api.empty:
+    cheapest = api.loc[api["cost_per_month"].idxmin()]
+    m1, m2, m3 = st.columns(3)
+    m1.metric("Cheapest API per month", f"${cheapest['cost_per_month']:,.0f}")
+    m1.caption(f"{cheapest['model']} · ${cheapest['cost_per_million_tokens']:.3f} per 1M tokens")
+    m2.metric("Input tokens per day", f"{cheapest['input_tokens_per_day']:,.0f}")
+    m3.metric("Output tokens per day", f"{cheapest['output_tokens_per_day']:,.0f}")
+    shown = api[["model", "provider", "tokenizer", "fidelity", "cost_per_day", "cost_per_month", "cost_per_call",
+                 "cost_per_million_tokens", "price_as_of", "price_source"]]  # fmt: skip
+    st.dataframe(
+        shown.sort_values("cost_per_month"),
+        hide_index=True,
+        column_config={
+            "cost_per_day": st.column_config.NumberColumn("US$/day", format="$%.2f"),
+            "cost_per_month": st.column_config.NumberColumn("US$/month", format="$%.2f"),
+            "cost_per_call": st.column_config.NumberColumn("US$/call", format="$%.6f"),
+            "cost_per_million_tokens": st.column_config.NumberColumn("US$/1M tokens", format="$%.3f"),
+            "price_source": st.column_config.LinkColumn("source"),
+        },
+        key="bill_table",
+    )
+if not self_host.empty:
+    st.markdown("**Self-hosted**")
+    st.dataframe(self_host[["name", "basis", "meets_slo", "replicas", "gpu_hours_per_day", "cost_per_month",
+                            "cost_per_million_tokens"]], hide_index=True)  # fmt: skip
+notes = [f"{row.get('model') or row.get('name')}: {w}" for row in result["api"] + result["self_host"] for w in row["warnings"]]
+if notes:
+    with st.expander(f"Notes ({len(notes)})"):
+        st.markdown("\n".join(f"- {note}" for note in notes))
+
+by_model, by_volume = st.tabs(["Cost per month by option", "Cost against calls per day"])
+with by_model:
+    bars = pd.concat(
+        [api[["model", "cost_per_month"]].rename(columns={"model": "option"}),
+         self_host[["name", "cost_per_month"]].rename(columns={"name": "option"}) if not self_host.empty else None]
+    ).dropna()  # fmt: skip
+    figure = px.bar(bars.sort_values("cost_per_month"), x="cost_per_month", y="option", orientation="h",
+                    labels={"cost_per_month": "US$ per month", "option": ""})  # fmt: skip
+    st.plotly_chart(figure, key="cost_by_model")
+with by_volume:
+    curves = cost_curves(profile_json)
+    figure = px.line(curves, x="calls_per_day", y="cost_per_month", color="option", log_x=True, log_y=True,
+                     labels={"calls_per_day": "calls per day", "cost_per_month": "US$ per month"})  # fmt: skip
+    figure.add_vline(x=st.session_state["calls_per_day"], line_dash="dot", annotation_text="today")
+    st.plotly_chart(figure, key="cost_by_volume")

@@ -1,0 +1,118 @@
+"""``estimate`` and ``prices`` as scripts use them: DESIGN.md's fields, one-line errors, exit status 2."""
+
+import json
+
+import pytest
+
+DESIGN_PROFILE = {
+    "name": "support-bot", "calls_per_day": 100000, "prompt_tokens": 1200, "output_tokens": 300,
+    "reasoning_tokens": 0, "retry_rate": 0.05, "max_retries": 3, "truncation_rate": 0.0,
+    "cached_prompt_fraction": 0.0, "batch": False, "days_per_month": 30,
+    "api_models": ["gpt-4o-mini", "claude-sonnet-4-5"],
+    "prices": [{"id": "my-negotiated-model", "input_per_mtok": 3.0, "output_per_mtok": 15.0}],
+    "self_host": [{
+        "name": "llama-8b-on-h100", "gpu": "H100 SXM", "gpu_price_per_hour": 2.5, "gpus_per_replica": 1,
+        "throughput": {"points": [{"concurrency": 1, "request_throughput": 0.8, "output_throughput": 210,
+                                   "p95_ttft_ms": 40, "p95_tpot_ms": 4.8}]},
+        "slo": {"p95_ttft_ms": 1000, "p95_tpot_ms": 50},
+        "peak_to_average": 2.0, "target_utilization": 0.8, "mode": "always_on",
+    }],
+}  # fmt: skip
+API_FIELDS = {"model", "tokenizer", "fidelity", "input_tokens_per_day", "cached_input_tokens_per_day",
+              "output_tokens_per_day", "cost_per_day", "cost_per_month", "cost_per_call", "cost_per_million_tokens",
+              "warnings"}  # fmt: skip
+SELF_HOST_FIELDS = {"name", "operating_point", "basis", "run_id", "meets_slo", "replicas", "gpu_hours_per_day",
+                    "cost_per_day", "cost_per_month", "cost_per_million_tokens", "warnings"}  # fmt: skip
+
+
+@pytest.fixture
+def profile_path(tmp_path):
+    path = tmp_path / "profile.json"
+    path.write_text(json.dumps(DESIGN_PROFILE))
+    return path
+
+
+def test_estimate_reproduces_the_design_example(cli, profile_path):
+    done = cli("estimate", str(profile_path), "--json")
+    assert done.code == 0, done.stderr
+    result = done.json()
+    rows = {row["model"]: row for row in result["api"]}
+    assert set(rows) == {"gpt-4o-mini", "claude-sonnet-4-5", "my-negotiated-model"}
+    assert all(API_FIELDS <= set(row) for row in rows.values())
+    negotiated = rows["my-negotiated-model"]
+    # 105,262.5 attempts/day x (1200 x $3 + 300 x $15) / 1e6
+    assert negotiated["cost_per_day"] == pytest.approx(105_262.5 * (1200 * 3 + 300 * 15) / 1e6)
+    assert negotiated["input_tokens_per_day"] == pytest.approx(126_315_000)
+    assert rows["claude-sonnet-4-5"]["fidelity"] == "proxy"
+    (self_host,) = result["self_host"]
+    assert SELF_HOST_FIELDS <= set(self_host)
+    # 1.218 req/s x 2 / (0.8 x 0.8) -> 4 replicas, 96 GPU-hours, $240/day
+    assert self_host["replicas"] == 4 and self_host["gpu_hours_per_day"] == 96
+    assert self_host["cost_per_day"] == pytest.approx(240) and self_host["basis"] == "measured"
+    assert result["profile"]["max_retries"] == 3 and result["profile"]["name"] == "support-bot"
+
+
+def test_estimate_reads_yaml_and_stdin(cli, tmp_path):
+    path = tmp_path / "p.yaml"
+    path.write_text("calls_per_day: 1000\nprompt_tokens: 500\noutput_tokens: 100\napi_models: [gpt-4o]\n")
+    from_file = cli("estimate", str(path), "--json").json()
+    from_stdin = cli("estimate", "-", "--json", stdin=json.dumps({"calls_per_day": 1000, "prompt_tokens": 500,
+                                                                  "output_tokens": 100, "api_models": ["gpt-4o"]}))  # fmt: skip
+    assert from_file["api"] == from_stdin.json()["api"]
+
+
+def test_estimate_without_models_prices_the_whole_catalog(cli, tmp_path):
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps({"calls_per_day": 10, "prompt_tokens": 5, "output_tokens": 5}))
+    assert len(cli("estimate", str(path), "--json").json()["api"]) >= 30
+
+
+def test_human_output_is_a_table(cli, profile_path):
+    done = cli("estimate", str(profile_path))
+    assert done.code == 0 and "cost_per_month" in done.stdout and "llama-8b-on-h100" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("profile", "message"),
+    [
+        ({"calls_per_day": -5, "prompt_tokens": 1, "output_tokens": 1}, "calls_per_day"),
+        ({"calls_per_day": 5, "prompt_tokens": 1}, "output_tokens: Field required"),
+        ({"calls_per_day": 5, "prompt_tokens": 1, "output_tokens": 1, "retry_rate": 1.5}, "retry_rate"),
+        ({"calls_per_day": 5, "prompt_tokens": 1, "output_tokens": 1, "api_models": ["gpt-9000"]}, "unknown model"),
+        ({"calls_per_day": 5, "prompt_tokens": 1, "output_tokens": 1, "colour": "red"}, "colour"),
+        ({"calls_per_day": 5, "output_tokens": 1}, "exactly one of"),
+        ({**DESIGN_PROFILE, "self_host": [{**DESIGN_PROFILE["self_host"][0], "slo": {"p95_ttft": 3}}]},
+         "self_host.0.slo"),
+        ([1, 2, 3], "a profile is a JSON/YAML object"),
+    ],
+)  # fmt: skip
+def test_bad_profiles_get_one_line_naming_the_field(cli, tmp_path, profile, message):
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(profile))
+    done = cli("estimate", str(path), "--json")
+    assert done.code == 2
+    assert done.stdout == ""
+    assert done.stderr.count("\n") == 1 and message in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(("content", "message"), [(b"{nope", "not valid JSON at line 1"), (b"\x00\x01", "binary"),
+                                                  (b"\xff\xfeabc", "not UTF-8")])  # fmt: skip
+def test_unreadable_profiles_get_one_line(cli, tmp_path, content, message):
+    path = tmp_path / "bad.json"
+    path.write_bytes(content)
+    done = cli("estimate", str(path))
+    assert done.code == 2 and message in done.stderr and done.stderr.count("\n") == 1
+
+
+def test_a_missing_file_and_a_bad_flag_exit_2(cli):
+    assert cli("estimate", "/nonexistent.json").code == 2
+    flag = cli("estimate", "--frobnicate")
+    assert flag.code == 2 and flag.stderr.count("\n") == 1
+
+
+def test_prices_json_lists_api_and_gpu_entries_with_source_and_date(cli):
+    done = cli("prices", "--json")
+    assert done.code == 0
+    catalog = done.json()
+    assert len(catalog["api"]) >= 30 and catalog["gpu"]
+    assert all(entry["source"] and entry["as_of"] and "age_days" in entry for entry in catalog["api"] + catalog["gpu"])
