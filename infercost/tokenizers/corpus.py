@@ -169,9 +169,7 @@ def utf8(raw: bytes, line: int, skip: Collector) -> str | None:
 
 
 def decode(raw: bytes, line: int, skip: Collector) -> str | None:
-    """A line as text without its terminator (and without a BOM on line 1); a NUL on line 1 means a binary file."""
-    if line == 1 and b"\x00" in raw:
-        raise InputError("file", f"{skip.name}: looks binary (NUL byte on line 1), not UTF-8 text")
+    """A line as text without its terminator (and without a BOM on line 1)."""
     text = utf8(raw, line, skip)
     if text is None:
         return None
@@ -180,8 +178,27 @@ def decode(raw: bytes, line: int, skip: Collector) -> str | None:
     return text[:-2] if text.endswith("\r\n") else text[:-1] if text.endswith("\n") else text
 
 
+def head(stream: IO[bytes], size: int = 8192) -> bytes:
+    """The first bytes, left in place for the reader."""
+    if hasattr(stream, "peek"):
+        return stream.peek(size)[:size]
+    start = stream.tell()
+    data = stream.read(size)
+    stream.seek(start)
+    return data
+
+
+def refuse_binary(source: Source) -> None:
+    """A NUL byte in the first 8 KiB (git's rule) means a binary file (an image, an archive, UTF-16): refuse it."""
+    start = head(source.stream)
+    if (nul := start.find(b"\x00")) >= 0:
+        raise InputError("file", f"{source.name}: looks binary (NUL byte on line {line_of(start, nul)}), "
+                                 "not UTF-8 text")
+
+
 def raw_lines(source: Source, skip: Collector) -> Iterator[tuple[int, bytes]]:
     """Lines as bytes, each at most ``MAX_RECORD_BYTES``; longer ones are skipped without being held in memory."""
+    refuse_binary(source)
     stream, line = source.stream, 0
     while raw := stream.readline(MAX_RECORD_BYTES + 1):
         line += 1
@@ -251,6 +268,7 @@ def jsonl_records(source: Source, field: str | None, skip: Collector) -> Iterato
 
 def csv_records(source: Source, field: str | None, skip: Collector) -> Iterator[tuple[int, str]]:
     csv.field_size_limit(MAX_RECORD_BYTES)
+    refuse_binary(source)
     text = io.TextIOWrapper(source.stream, encoding="utf-8-sig", errors="surrogateescape", newline="")
     delimiter = "\t" if source.name.lower().endswith(".tsv") else ","
     reader = csv.reader(text, delimiter=delimiter)
