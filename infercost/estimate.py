@@ -25,6 +25,7 @@ from infercost.errors import InputError
 from infercost.pricing import ApiPrice, bundled_api_prices, find_price, load_api_overrides, merge
 from infercost.pricing.catalog import validate_entries
 from infercost.profile import Profile, SelfHost, new_entry_defaults
+from infercost.throughput import ThroughputProfile, find_profile
 
 SHAPE_TOLERANCE = 0.2  # a measured point holds for token shapes within ±20% of the one it was measured at
 
@@ -118,50 +119,56 @@ def api_row(profile: Profile, price: ApiPrice) -> dict[str, Any]:
     }
 
 
-RunLoader = Callable[[str], dict[str, Any]]
+RunLoader = Callable[[str], ThroughputProfile]
+
+
+@dataclass(frozen=True)
+class PointsBasis:
+    """Where a setup's points came from: what every self-host figure must say about itself."""
+
+    basis: str  # measured | published | fitted | roofline
+    run_id: str | None = None
+    input_len: float | None = None
+    output_len: float | None = None
+    gpus_per_replica: int | None = None
+    source: str = ""
+    hardware: str = ""
 
 
 def throughput_points(
     spec: SelfHost, index: int, load_run: RunLoader | None
-) -> tuple[list[ThroughputPoint], dict[str, Any]]:
-    """The setup's points and their basis: inline points are taken as measured by the person who gives them."""
+) -> tuple[list[ThroughputPoint], PointsBasis]:
+    """The setup's points: given inline (taken as measured by the person who gives them) or a stored/bundled run."""
     throughput = spec.throughput
     if throughput.points:
         points = [
             ThroughputPoint(p.concurrency, p.request_throughput, p.output_throughput, p.latency_ms())
             for p in throughput.points
         ]
-        return points, {
-            "basis": "measured",
-            "run_id": None,
-            "input_len": throughput.input_len,
-            "output_len": throughput.output_len,
-        }
+        return points, PointsBasis("measured", input_len=throughput.input_len, output_len=throughput.output_len)
     if load_run is None:
         raise InputError(f"self_host.{index}.throughput.run", "stored runs are not available here")
-    run = load_run(str(throughput.run))
+    profile = load_run(str(throughput.run))
     points = [
-        ThroughputPoint(p["concurrency"], p["request_throughput"], p.get("output_throughput"), p.get("latency_ms", {}))
-        for p in run["points"]
+        ThroughputPoint(p["concurrency"], p["request_throughput"], p.get("output_throughput"), profile.latency_ms(p))
+        for p in profile.points
+        if p.get("request_throughput")
     ]
-    return points, {
-        "basis": run.get("basis", "measured"),
-        "run_id": throughput.run,
-        "input_len": run.get("input_len"),
-        "output_len": run.get("output_len"),
-    }
+    basis = PointsBasis(
+        profile.basis, profile.run_id or profile.id, profile.input_len, profile.output_len, profile.gpus_per_replica,
+        profile.source, profile.hardware,
+    )  # fmt: skip
+    return points, basis
 
 
-def shape_warnings(basis: dict[str, Any], prompt_tokens: float, output_tokens: float) -> list[str]:
+def shape_warnings(basis: PointsBasis, prompt_tokens: float, output_tokens: float) -> list[str]:
     """Measured points hold for the token shape they were measured at; say so where the workload differs."""
     notes = []
-    for label, measured, wanted in (
-        ("input", basis.get("input_len"), prompt_tokens),
-        ("output", basis.get("output_len"), output_tokens),
-    ):
+    shapes = (("input", basis.input_len, prompt_tokens), ("output", basis.output_len, output_tokens))
+    for label, measured, wanted in shapes:
         if measured and abs(wanted - measured) > SHAPE_TOLERANCE * measured:
             notes.append(
-                f"measured at {label} length {measured}, the workload has {wanted:,.0f}: throughput may differ"
+                f"measured at {label} length {measured:,.0f}, the workload has {wanted:,.0f}: throughput may differ"
             )
     return notes
 
@@ -170,11 +177,16 @@ def self_host_row(profile: Profile, spec: SelfHost, index: int, load_run: RunLoa
     count = prompt_tokens_for(profile, spec.tokenizer)
     volumes: TokenVolumes = token_volumes(workload_for(profile, count.tokens))
     points, basis = throughput_points(spec, index, load_run)
+    gpus = (
+        basis.gpus_per_replica
+        if basis.gpus_per_replica and "gpus_per_replica" not in spec.model_fields_set
+        else spec.gpus_per_replica
+    )
     setup = SelfHostSetup(
         name=spec.name,
         gpu_price_per_hour=spec.gpu_price_per_hour,
         points=points,
-        gpus_per_replica=spec.gpus_per_replica,
+        gpus_per_replica=gpus,
         slo=spec.slo,
         peak_to_average=spec.peak_to_average,
         target_utilization=spec.target_utilization,
@@ -194,8 +206,11 @@ def self_host_row(profile: Profile, spec: SelfHost, index: int, load_run: RunLoa
             "output_throughput": point.output_throughput,
             **point.latency_ms,
         },
-        "basis": basis["basis"],
-        "run_id": basis["run_id"],
+        "basis": basis.basis,
+        "run_id": basis.run_id,
+        "gpus_per_replica": gpus,
+        "hardware": basis.hardware or spec.gpu,
+        "throughput_source": basis.source,
         "meets_slo": estimate.meets_slo,
         "replicas": estimate.replicas,
         "gpu_hours_per_day": estimate.gpu_hours_per_day,
@@ -231,6 +246,6 @@ def load_catalog(overrides_path: str | Path | None = None) -> list[ApiPrice]:
     return merge(catalog, load_api_overrides(overrides_path)) if overrides_path else catalog
 
 
-def run_loader(db_path: str | Path | None = None) -> RunLoader | None:
-    """How ``{"run": id}`` throughput is found: stored runs come in with the runner's store."""
-    return None
+def run_loader(db_path: str | Path | None = None) -> RunLoader:
+    """How ``{"run": id}`` throughput is found: bundled profiles by id, else stored runs in this database."""
+    return lambda run_id: find_profile(run_id, db_path)

@@ -1,0 +1,164 @@
+"""Throughput profiles: the measured points of one engine on one hardware setup, from stored runs and bundled files.
+
+Stored runs are this person's own measurements (``basis: measured``); bundled files are this project's measurements
+(``store/bundled/measured``, with their hardware fingerprint) and published tables (``store/bundled/published``,
+"published, not measured here"). Every profile has one id space: a run id, or ``measured:<slug>`` /
+``published:<slug>`` for bundled ones.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from infercost.errors import InputError
+
+BUNDLED_KINDS = ("measured", "published")
+POINT_FIELDS = ("concurrency", "request_throughput", "output_throughput", "total_token_throughput")
+
+
+@dataclass(frozen=True)
+class ThroughputProfile:
+    id: str
+    name: str
+    model: str
+    hardware: str
+    engine: str
+    dtype: str
+    basis: str  # measured | published
+    input_len: float | None
+    output_len: float | None
+    points: list[dict[str, float]]  # vLLM field names, one dict per concurrency
+    gpus_per_replica: int = 1
+    source: str = ""
+    as_of: str = ""
+    run_id: str | None = None
+    fingerprint: dict[str, Any] = field(default_factory=dict)
+    notes: str = ""
+
+    def latency_ms(self, point: dict[str, float]) -> dict[str, float]:
+        return {k: float(v) for k, v in point.items() if k.endswith("_ms") and v is not None}
+
+
+def _from_bundled(kind: str, slug: str, document: dict[str, Any]) -> ThroughputProfile:
+    return ThroughputProfile(
+        id=f"{kind}:{slug}",
+        name=document.get("name", slug),
+        model=document.get("model", ""),
+        hardware=document.get("hardware", ""),
+        engine=document.get("engine", ""),
+        dtype=document.get("dtype", ""),
+        basis=document.get("basis", kind),
+        input_len=document.get("input_len"),
+        output_len=document.get("output_len"),
+        points=sorted(document["points"], key=lambda p: p["concurrency"]),
+        gpus_per_replica=int(document.get("gpus_per_replica", 1)),
+        source=document.get("source", ""),
+        as_of=document.get("as_of", ""),
+        run_id=document.get("run_id"),
+        fingerprint=document.get("fingerprint", {}),
+        notes=document.get("notes", ""),
+    )
+
+
+@cache
+def bundled_profiles() -> tuple[ThroughputProfile, ...]:
+    """This project's own measurements first, then published tables."""
+    profiles = []
+    root = resources.files("infercost.store").joinpath("bundled")
+    for kind in BUNDLED_KINDS:
+        folder = root.joinpath(kind)
+        if not folder.is_dir():
+            continue
+        for item in sorted(folder.iterdir(), key=lambda f: f.name):
+            if item.name.endswith(".json"):
+                document = json.loads(item.read_text(encoding="utf-8"))
+                profiles.append(_from_bundled(kind, item.name.removesuffix(".json"), document))
+    return tuple(profiles)
+
+
+def _median_point(summaries: list[dict[str, Any]]) -> dict[str, float]:
+    """One point per load level: the median of each metric over the level's repeats (DESIGN: median of 5–10)."""
+    keys = [k for k in summaries[0] if k in POINT_FIELDS or k.endswith("_ms")]
+    point = {}
+    for key in keys:
+        values = [s[key] for s in summaries if isinstance(s.get(key), int | float)]
+        if values:
+            point[key] = float(statistics.median(values))
+    return point
+
+
+def profile_from_run(run: dict[str, Any]) -> ThroughputProfile:
+    """A stored run (``store.get_run``) as a profile: completed levels only, medians over repeats."""
+    by_level: dict[int, list[dict[str, Any]]] = {}
+    for level in run["levels"]:
+        if level["status"] == "done" and level["summary"] and level["summary"].get("completed"):
+            summary = {"concurrency": level["load"], **level["summary"]}
+            by_level.setdefault(level["idx"], []).append(summary)
+    if not by_level:
+        raise InputError("run", f"stored run {run['id']!r} has no completed level")
+    points = sorted((_median_point(s) for s in by_level.values()), key=lambda p: p["concurrency"])
+    first = next(iter(by_level.values()))[0]
+    hardware = run.get("hardware") or {}
+    return ThroughputProfile(
+        id=run["id"],
+        name=f"{run['model']} · {run['backend']} · {_hardware_name(hardware)}",
+        model=run["model"],
+        hardware=_hardware_name(hardware),
+        engine=str((run.get("engine") or {}).get("name") or run["backend"]),
+        dtype=str((run.get("engine") or {}).get("dtype") or run.get("config", {}).get("dtype") or ""),
+        basis="measured",
+        input_len=first.get("input_len"),
+        output_len=first.get("output_len"),
+        points=points,
+        source=run.get("source", "infercost"),
+        as_of=str(run.get("created_at", ""))[:10],
+        run_id=run["id"],
+        fingerprint=hardware,
+    )
+
+
+def _hardware_name(fingerprint: dict[str, Any]) -> str:
+    gpu = fingerprint.get("gpu")
+    if isinstance(gpu, dict):
+        gpu = gpu.get("name")
+    return str(gpu or fingerprint.get("cpu") or "unknown hardware")
+
+
+def stored_profiles(db_path: str | Path | None = None) -> list[ThroughputProfile]:
+    """Every stored run with at least one completed level, newest first."""
+    from infercost.store import connect, get_run, list_runs
+
+    db = connect(db_path)
+    try:
+        profiles = []
+        for run in list_runs(db):
+            try:
+                profiles.append(profile_from_run(get_run(db, run["id"])))
+            except InputError:
+                continue  # a run still in progress or with no completed level has no points yet
+        return profiles
+    finally:
+        db.close()
+
+
+def find_profile(profile_id: str, db_path: str | Path | None = None) -> ThroughputProfile:
+    """A bundled profile by ``measured:``/``published:`` id, else a stored run by its id."""
+    for profile in bundled_profiles():
+        if profile.id == profile_id:
+            return profile
+    if profile_id.split(":", 1)[0] in BUNDLED_KINDS:
+        known = ", ".join(p.id for p in bundled_profiles()) or "none"
+        raise InputError("run", f"no bundled profile {profile_id!r}; bundled: {known}")
+    from infercost.store import connect, get_run
+
+    db = connect(db_path)
+    try:
+        return profile_from_run(get_run(db, profile_id))
+    finally:
+        db.close()
