@@ -1,9 +1,11 @@
 """A small asyncio HTTP/1.1 client built for measuring, not for convenience.
 
 Why not httpx or aiohttp: a benchmark client must never be the bottleneck. Here each socket read costs one
-``perf_counter()`` and one list append (plus de-chunking); nothing is decoded or parsed until the response is
-complete. The transport reads up to 256 KiB at a time, connections are kept alive and pooled (as many as there are
-requests in flight), and a stalled server is detected by an idle timeout instead of hanging the sweep.
+``perf_counter()``, a copy of the bytes read and de-chunking; nothing is decoded or parsed until the response is
+complete. Reads go into one preallocated 256 KiB buffer per connection (``BufferedProtocol``): a plain
+``Protocol`` makes asyncio allocate 256 KiB for every ``recv``, which costs more than everything else per chunk.
+Connections are kept alive and pooled (as many as there are requests in flight), and a stalled server is
+detected by an idle timeout instead of hanging the sweep.
 """
 
 from __future__ import annotations
@@ -11,12 +13,14 @@ from __future__ import annotations
 import asyncio
 import ssl
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from infercost.runner.sse import Segment
 
 _clock = time.perf_counter
+Sink = Callable[[float, bytes], None]
 
 
 @dataclass
@@ -35,23 +39,36 @@ class Response:
         return b"".join(data for _, data in self.segments)
 
 
-class _Connection(asyncio.Protocol):
+READ_BUFFER = 256 * 1024
+
+
+class _Connection(asyncio.BufferedProtocol):
     """One keep-alive connection; parses exactly one response at a time."""
 
     def __init__(self) -> None:
+        self._buffer = bytearray(READ_BUFFER)
+        self._view = memoryview(self._buffer)
         self.transport: asyncio.Transport | None = None
         self.closed = False
         self.response: Response | None = None
         self.done: asyncio.Future | None = None
         self.last_arrival = 0.0
         self.reusable = False
+        self._sink: Sink | None = None
 
     # -- asyncio callbacks: the hot path ---------------------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
 
-    def data_received(self, data: bytes) -> None:
+    def get_buffer(self, sizehint: int) -> memoryview:
+        return self._view
+
+    def buffer_updated(self, nbytes: int) -> None:
         now = _clock()
+        self.data_received(bytes(self._view[:nbytes]), now)
+
+    def data_received(self, data: bytes, now: float | None = None) -> None:
+        now = now or _clock()
         self.last_arrival = now
         if self.response is None:
             return  # bytes nobody asked for (a server talking out of turn): ignore
@@ -77,9 +94,13 @@ class _Connection(asyncio.Protocol):
                 self.done.set_result(None)
 
     # -- one request -----------------------------------------------------------------------------------------------
-    def start(self, request: bytes) -> Response:
-        """Write ``request`` and return the Response that fills as bytes arrive; ``t0`` is taken just before."""
+    def start(self, request: bytes, sink: Sink | None = None) -> Response:
+        """Write ``request`` and return the Response that fills as bytes arrive; ``t0`` is taken just before.
+
+        With a ``sink``, the body of a 200 response goes to ``sink(t, bytes)`` as it arrives instead of
+        ``Response.segments`` (a streaming decoder that must keep up, such as the SSE one)."""
         loop = asyncio.get_running_loop()
+        self._sink = sink
         self.done = loop.create_future()
         self._head: bytes | None = b""
         self._mode = "close"
@@ -120,7 +141,10 @@ class _Connection(asyncio.Protocol):
             data = data[: self._need]
             self._need -= len(data)
         if data:
-            self.response.segments.append((now, data))
+            if self._sink is not None and self.response.status == 200:
+                self._sink(now, data)
+            else:
+                self.response.segments.append((now, data))
         if self._mode == "length" and self._need == 0:
             self._finish()
 
@@ -202,7 +226,8 @@ class HttpClient:
         lines += [f"{name}: {value}" for name, value in headers.items()]
         return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
 
-    async def request(self, method: str, path: str, body: bytes = b"", headers: dict[str, str] | None = None) -> Response:
+    async def request(self, method: str, path: str, body: bytes = b"", headers: dict[str, str] | None = None,
+                      sink: Sink | None = None) -> Response:
         """Send one request and wait for the whole response (or a timeout, or the server dropping it).
 
         Never raises for server behaviour: a refused connection, a timeout or a dropped stream comes back as
@@ -215,7 +240,7 @@ class HttpClient:
                 conn = await self._acquire()
             except (OSError, asyncio.TimeoutError) as error:
                 return Response(t0=_clock(), error=f"connect: {error or type(error).__name__}")
-            response = conn.start(raw)
+            response = conn.start(raw, sink)
             await self._wait(conn)
             stale = response.error and response.error.startswith("dropped") and not response.segments \
                 and response.status == 0 and not fresh

@@ -7,8 +7,11 @@ summarises a level from what the store holds, and ``run_summary`` reports a run 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gc
 import math
 import random
+import sys
 import threading
 import time
 import zlib
@@ -104,9 +107,14 @@ class Progress:
             self.on_change(self)
 
 
+def request_seed(config: SweepConfig, idx: int, repeat: int, seq: int, phase: str) -> int:
+    """Stable across processes (unlike ``hash``): a resumed sweep rebuilds the very same prompts."""
+    return zlib.crc32(f"{config.seed}/{idx}/{repeat}/{seq}/{phase}".encode())
+
+
 def spec_for(config: SweepConfig, backend: Backend, idx: int, repeat: int, seq: int, phase: str) -> RequestSpec:
     """The same (level, repeat, seq) always gives the same request, so a resumed sweep re-sends what was lost."""
-    seed = zlib.crc32(f"{config.seed}/{idx}/{repeat}/{seq}/{phase}".encode())  # stable across processes
+    seed = request_seed(config, idx, repeat, seq, phase)
     n_in = config.input_tokens
     if config.mixed is not None:
         short, long, fraction = config.mixed
@@ -124,6 +132,22 @@ def _pending_seqs(total: int | None, stored: set[int]) -> Iterator[int]:
         return iter([seq for seq in range(total) if seq not in stored])
     start = max(stored) + 1 if stored else 0
     return iter(range(start, 1 << 62))
+
+
+@contextlib.contextmanager
+def quiet_interpreter() -> Iterator[None]:
+    """While measuring: no cyclic garbage collection pauses (records are freed by reference counting; a collection
+    runs after the level), and a short GIL switch interval so the record-writer thread can never hold the event
+    loop off a socket for the default 5 ms."""
+    interval = sys.getswitchinterval()
+    gc.disable()
+    sys.setswitchinterval(0.0002)
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(interval)
+        gc.enable()
+        gc.collect()
 
 
 class Sweep:
@@ -173,7 +197,8 @@ class Sweep:
         deadline = self._deadline(idx, repeat)
         stop = lambda: self.cancel.is_set() or time.perf_counter() >= deadline  # noqa: E731
         specs = _specs(self.config, self.backend, idx, repeat, _pending_seqs(total, stored), "measure")
-        await pattern(self.backend, load, specs, stop, self._recorder(idx, repeat, "measure"))
+        with quiet_interpreter():
+            await pattern(self.backend, load, specs, stop, self._recorder(idx, repeat, "measure"))
         self.writer.flush()
         if not self.cancel.is_set():
             summarise_level(self.db, self.run_id, self.config, idx, repeat, load)
@@ -284,3 +309,4 @@ def run_summary(db_path: str | Path | None, run_id: str) -> dict[str, Any]:
             by_idx.setdefault(level["idx"], []).append(level["summary"])
     return {"run_id": run_id, "status": run["status"], "backend": run["backend"], "model": run["model"],
             "levels": [combine_repeats(by_idx[idx]) for idx in sorted(by_idx)]}
+

@@ -74,7 +74,8 @@ def m002_levels(db: sqlite3.Connection) -> None:
 @migration
 def m003_requests(db: sqlite3.Connection) -> None:
     """One row per request, written as it completes. A measured (run, level, repeat, seq) exists once, so a
-    resumed sweep cannot duplicate it; warm-up rows are kept but never enter a summary."""
+    resumed sweep cannot duplicate it; warm-up rows are kept but never enter a summary. ``itl`` holds the gaps
+    between token-bearing chunks as little-endian float64 seconds: packing is microseconds, JSON a millisecond."""
     db.execute(
         """CREATE TABLE requests (
             id INTEGER PRIMARY KEY,
@@ -87,7 +88,7 @@ def m003_requests(db: sqlite3.Connection) -> None:
             t0 REAL,
             t_first REAL,
             t_last REAL,
-            itl TEXT NOT NULL,
+            itl BLOB NOT NULL,
             n_in INTEGER,
             n_in_source TEXT,
             n_out INTEGER,

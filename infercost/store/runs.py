@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import sys
+from array import array
 import uuid
 from collections.abc import Iterable
 from datetime import datetime, timezone
@@ -19,6 +21,21 @@ _INSERT_REQUEST = (
     f"INSERT OR IGNORE INTO requests ({', '.join(REQUEST_COLUMNS)}) "
     f"VALUES ({', '.join('?' for _ in REQUEST_COLUMNS)})"
 )
+
+
+def pack_floats(values: Iterable[float]) -> bytes:
+    floats = array("d", values)
+    if sys.byteorder != "little":
+        floats.byteswap()
+    return floats.tobytes()
+
+
+def unpack_floats(data: bytes) -> list[float]:
+    floats = array("d")
+    floats.frombytes(data)
+    if sys.byteorder != "little":
+        floats.byteswap()
+    return floats.tolist()
 
 
 def new_run_id() -> str:
@@ -115,7 +132,8 @@ def insert_requests(db: sqlite3.Connection, records: Iterable[dict[str, Any]]) -
 
 def _request_row(record: dict[str, Any]) -> tuple:
     row = dict(record)
-    row["itl"] = json.dumps(row.get("itl") or [])
+    itl = row.get("itl") or []
+    row["itl"] = itl if isinstance(itl, bytes) else pack_floats(itl)
     return tuple(row.get(column) for column in REQUEST_COLUMNS)
 
 
@@ -132,7 +150,7 @@ def get_requests(
     records = []
     for row in db.execute(query + " ORDER BY id", params):
         record = dict(row)
-        record["itl"] = json.loads(record["itl"])
+        record["itl"] = unpack_floats(record["itl"])
         records.append(record)
     return records
 

@@ -1,9 +1,10 @@
 """Any OpenAI-compatible server (vLLM, SGLang, TGI, llama.cpp, Ollama): streaming completions or chat.
 
-The HTTP client stamps bytes as they arrive; this module turns a finished response into a record afterwards,
-so nothing here runs while other streams are waiting to be timestamped. Only the events that carry usage are
-decoded as JSON; token-bearing events are found with one regular expression (a choice whose text, content or
-reasoning is a non-empty string), which is what "token-bearing chunk" means in DESIGN's metrics.
+The HTTP client stamps each read when it arrives, then hands it to a ``StreamSink``: the SSE decoder and one
+regular expression (a choice whose text, content or reasoning is a non-empty string: DESIGN's "token-bearing
+chunk") keep the token times as they come, so a finished stream needs almost no work. Only the event carrying
+``usage`` is decoded as JSON, after the stream ended. Work per read stays small and even: when 50 streams end
+together, nothing piles up on the event loop while other streams' bytes wait for their timestamps.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from infercost.errors import InputError
 from infercost.runner.backends import BackendOptions
 from infercost.runner.http import HttpClient, Response
 from infercost.runner.records import RequestRecord, RequestSpec
-from infercost.runner.sse import iter_events
+from infercost.runner.sse import EventDecoder
 
 _TOKEN_BEARING = re.compile(rb'"(?:text|content|reasoning_content|reasoning)"\s*:\s*"(?!")')
 # Common English words that nearly every BPE vocabulary holds as one token with its leading space.
@@ -87,8 +88,9 @@ class OpenAIBackend:
         return json.dumps(body).encode()
 
     async def send(self, spec: RequestSpec) -> RequestRecord:
-        response = await self.client.request("POST", PATHS[self.options.api], self.body(spec), self.headers)
-        return parse_response(response, spec, chat=self.chat, count_tokens=self.count_tokens)
+        sink = StreamSink()
+        response = await self.client.request("POST", PATHS[self.options.api], self.body(spec), self.headers, sink)
+        return parse_response(response, sink, spec, chat=self.chat, count_tokens=self.count_tokens)
 
     async def send_batch(self, specs: list[RequestSpec]) -> list[RequestRecord]:
         return list(await asyncio.gather(*(self.send(spec) for spec in specs)))
@@ -105,7 +107,35 @@ def _token_counter(tokenizer_id: str | None):
     return get_tokenizer(tokenizer_id).count
 
 
-def parse_response(response: Response, spec: RequestSpec, *, chat: bool, count_tokens=None) -> RequestRecord:
+class StreamSink:
+    """Decodes an SSE body as it arrives: token-event times in ``times``, their payloads and the other events."""
+
+    __slots__ = ("decoder", "times", "tokens", "others")
+
+    def __init__(self) -> None:
+        self.decoder = EventDecoder()
+        self.times: list[float] = []
+        self.tokens: list[bytes] = []  # payloads of token-bearing events (decoded only to count with a tokenizer)
+        self.others: list[bytes] = []  # role-only deltas, usage, errors, [DONE]
+
+    def __call__(self, t: float, chunk: bytes) -> None:
+        for when, data in self.decoder.feed(t, chunk):
+            self._event(when, data)
+
+    def close(self) -> None:
+        for when, data in self.decoder.close():
+            self._event(when, data)
+
+    def _event(self, t: float, data: bytes) -> None:
+        if _TOKEN_BEARING.search(data):
+            self.times.append(t)
+            self.tokens.append(data)
+        else:
+            self.others.append(data)
+
+
+def parse_response(response: Response, sink: StreamSink, spec: RequestSpec, *, chat: bool,
+                   count_tokens=None) -> RequestRecord:
     """A finished (or failed) streaming response to a record. Pure apart from the optional token counter."""
     record = RequestRecord(seq=spec.seq, t0=response.t0, n_out_expected=spec.output_len)
     if response.status == 0:
@@ -113,23 +143,23 @@ def parse_response(response: Response, spec: RequestSpec, *, chat: bool, count_t
         return _failed(record, kind if kind in ("timeout", "dropped") else "connect", response.error)
     if response.status != 200:
         return _failed(record, "http_error", f"HTTP {response.status}: {response.body[:300].decode(errors='replace')}")
-    events = list(iter_events(response.segments))
-    times = [t for t, data in events if _TOKEN_BEARING.search(data)]
+    sink.close()
+    times = sink.times
     if times:
         record.t_first, record.t_last = times[0], times[-1]
         record.itl = [b - a for a, b in zip(times, times[1:])]
     if response.error:  # timed out or dropped after the headers: partial times kept, the request failed
         return _failed(record, response.error.split(":", 1)[0], response.error)
-    try:
-        usage = _usage(events)
-    except ValueError as error:
-        return _failed(record, "bad_response", f"undecodable event: {error}")
-    errors = [data for _, data in events if data.startswith(b'{"error"')]
+    errors = [data for data in sink.others if data.startswith(b'{"error"')]
     if errors:
         return _failed(record, "http_error", "error event in stream: " + errors[0][:300].decode(errors="replace"))
+    try:
+        usage = _usage(sink.others) or _usage(sink.tokens[-1:])
+    except ValueError as error:
+        return _failed(record, "bad_response", f"undecodable event: {error}")
     if not times:
         return _failed(record, "bad_response", "the stream carried no tokens")
-    _count(record, usage, events, spec, chat, count_tokens, len(times))
+    _count(record, usage, sink.tokens, spec, chat, count_tokens, len(times))
     return record
 
 
@@ -138,9 +168,9 @@ def _failed(record: RequestRecord, status: str, error: str | None) -> RequestRec
     return record
 
 
-def _usage(events: list[tuple[float, bytes]]) -> dict | None:
-    """The last event's ``usage`` object, if any event carries one (decoded lazily, newest first)."""
-    for _, data in reversed(events):
+def _usage(events: list[bytes]) -> dict | None:
+    """The last ``usage`` object any of these events carries (decoded lazily, newest first)."""
+    for data in reversed(events):
         if b'"usage"' in data and data != b"[DONE]":
             usage = json.loads(data).get("usage")
             if usage:
@@ -148,13 +178,13 @@ def _usage(events: list[tuple[float, bytes]]) -> dict | None:
     return None
 
 
-def _count(record: RequestRecord, usage: dict | None, events, spec: RequestSpec, chat: bool, count_tokens,
+def _count(record: RequestRecord, usage: dict | None, tokens: list[bytes], spec: RequestSpec, chat: bool, count_tokens,
            n_chunks: int) -> None:
     """n_in / n_out from the server's usage where reported, else a tokenizer, else the prompt and chunk counts."""
     if usage and usage.get("completion_tokens") is not None:
         record.n_out, record.n_out_source = int(usage["completion_tokens"]), "usage"
     elif count_tokens is not None:
-        record.n_out, record.n_out_source = count_tokens(_text(events, chat)), "tokenizer"
+        record.n_out, record.n_out_source = count_tokens(_text(tokens, chat)), "tokenizer"
     else:
         record.n_out, record.n_out_source = n_chunks, "chunks"
     if usage and usage.get("prompt_tokens") is not None:
@@ -165,12 +195,10 @@ def _count(record: RequestRecord, usage: dict | None, events, spec: RequestSpec,
         record.n_in, record.n_in_source = spec.input_len, "prompt"
 
 
-def _text(events, chat: bool) -> str:
+def _text(tokens: list[bytes], chat: bool) -> str:
     """The generated text (only needed when counting with a tokenizer, so only decoded then)."""
     parts = []
-    for _, data in events:
-        if not _TOKEN_BEARING.search(data):
-            continue
+    for data in tokens:
         choice = (json.loads(data).get("choices") or [{}])[0]
         if chat:
             delta = choice.get("delta") or {}
