@@ -17,9 +17,18 @@ from infercost.store.runs import (
     set_run_status,
     stored_seqs,
 )
+from infercost.store.scenarios import (
+    delete_scenario,
+    duplicate_scenario,
+    get_scenario,
+    list_scenarios,
+    rename_scenario,
+    save_scenario,
+)
 
 __all__ = [
     "MIGRATIONS", "apply_migrations", "connect", "create_run", "finish_level", "get_levels", "get_requests",
     "get_run", "insert_requests", "list_runs", "migration", "new_run_id", "next_session", "plan_levels",
     "set_run_engine", "set_run_status", "stored_seqs",
+    "delete_scenario", "duplicate_scenario", "get_scenario", "list_scenarios", "rename_scenario", "save_scenario",
 ]

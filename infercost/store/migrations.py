@@ -102,3 +102,18 @@ def m003_requests(db: sqlite3.Connection) -> None:
         "CREATE UNIQUE INDEX requests_measured ON requests (run_id, idx, repeat, seq) WHERE phase = 'measure'"
     )
     db.execute("CREATE INDEX requests_level ON requests (run_id, idx, repeat)")
+
+
+@migration
+def m004_scenarios(db: sqlite3.Connection) -> None:
+    """A saved what-if scenario: a named workload profile (JSON, as the person wrote it) with notes."""
+    db.execute(
+        """CREATE TABLE scenarios (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            profile TEXT NOT NULL,
+            notes TEXT NOT NULL DEFAULT '',
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        )"""
+    )

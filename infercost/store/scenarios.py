@@ -1,0 +1,107 @@
+"""Every SQL statement about saved what-if scenarios: a named workload profile with notes. Plain dicts in and out."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from datetime import datetime, timezone
+from typing import Any
+
+from infercost.errors import InputError
+from infercost.profile import parse_profile
+
+MAX_NAME_CHARS = 200
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _checked_name(name: str, field: str = "name") -> str:
+    """Names are how people and URLs refer to scenarios: non-empty, one line, not padded."""
+    name = name.strip() if isinstance(name, str) else ""
+    if not name:
+        raise InputError(field, "a scenario needs a name")
+    if len(name) > MAX_NAME_CHARS or "\n" in name or "\r" in name:
+        raise InputError(field, f"one line of at most {MAX_NAME_CHARS} characters")
+    return name
+
+
+def _scenario(row: sqlite3.Row) -> dict[str, Any]:
+    scenario = dict(row)
+    scenario["profile"] = json.loads(scenario["profile"])
+    return scenario
+
+
+def _exists(db: sqlite3.Connection, name: str) -> bool:
+    return db.execute("SELECT 1 FROM scenarios WHERE name = ?", (name,)).fetchone() is not None
+
+
+def _must_be_free(db: sqlite3.Connection, name: str) -> None:
+    if _exists(db, name):
+        raise InputError("new name", f"a scenario named {name!r} exists already")
+
+
+def save_scenario(
+    db: sqlite3.Connection, name: str, profile: dict[str, Any], *, notes: str | None = None
+) -> dict[str, Any]:
+    """Create the scenario, or replace the profile of the one with this name (its notes too, when given).
+
+    The profile is checked first, so every saved scenario can be estimated as it is.
+    """
+    name = _checked_name(name)
+    parse_profile(profile, name="profile")
+    text = json.dumps(profile, ensure_ascii=False, allow_nan=False)
+    now = _now()
+    with db:
+        db.execute(
+            "INSERT INTO scenarios (name, profile, notes, created_at, updated_at) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT (name) DO UPDATE SET profile = excluded.profile, updated_at = excluded.updated_at, "
+            "notes = COALESCE(?, notes)",
+            (name, text, notes or "", now, now, notes),
+        )
+    return get_scenario(db, name)
+
+
+def get_scenario(db: sqlite3.Connection, name: str) -> dict[str, Any]:
+    """The scenario with its profile; an unknown name is an InputError naming it."""
+    row = db.execute("SELECT * FROM scenarios WHERE name = ?", (name,)).fetchone()
+    if row is None:
+        raise InputError("scenario", f"no scenario named {name!r}")
+    return _scenario(row)
+
+
+def list_scenarios(db: sqlite3.Connection) -> list[dict[str, Any]]:
+    """All scenarios by name, each with its profile."""
+    return [_scenario(row) for row in db.execute("SELECT * FROM scenarios ORDER BY name")]
+
+
+def duplicate_scenario(db: sqlite3.Connection, name: str, new_name: str) -> dict[str, Any]:
+    """A copy under a new name, to change one input and compare."""
+    source = get_scenario(db, name)
+    new_name = _checked_name(new_name, "new name")
+    _must_be_free(db, new_name)
+    now = _now()
+    with db:
+        db.execute(
+            "INSERT INTO scenarios (name, profile, notes, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
+            (new_name, json.dumps(source["profile"], ensure_ascii=False), source["notes"], now, now),
+        )
+    return get_scenario(db, new_name)
+
+
+def rename_scenario(db: sqlite3.Connection, name: str, new_name: str) -> dict[str, Any]:
+    get_scenario(db, name)
+    new_name = _checked_name(new_name, "new name")
+    if new_name != name:
+        _must_be_free(db, new_name)
+    with db:
+        db.execute("UPDATE scenarios SET name = ?, updated_at = ? WHERE name = ?", (new_name, _now(), name))
+    return get_scenario(db, new_name)
+
+
+def delete_scenario(db: sqlite3.Connection, name: str) -> None:
+    with db:
+        deleted = db.execute("DELETE FROM scenarios WHERE name = ?", (name,)).rowcount
+    if not deleted:
+        raise InputError("scenario", f"no scenario named {name!r}")
