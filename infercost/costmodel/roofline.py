@@ -39,41 +39,35 @@ class ModelShape:
         return self.n_params - embedding
 
 
-@dataclass(frozen=True)
-class GpuSpec:
-    name: str
-    memory_bandwidth_gbps: float  # GB/s (1e9 bytes), the vendor's figure
-    peak_bf16_tflops: float  # dense, without sparsity (fp16 for GPUs without bf16: V100, T4)
-
-
-# Vendor datasheet figures. First match wins, so the more specific patterns come first.
-GPU_SPECS: tuple[tuple[tuple[str, ...], GpuSpec], ...] = (
-    (("gh200",), GpuSpec("GH200", 4000, 989)),
-    (("h200",), GpuSpec("H200", 4800, 989)),
-    (("h100", "pcie"), GpuSpec("H100 PCIe", 2000, 756)),
-    (("h100", "nvl"), GpuSpec("H100 NVL", 3900, 835)),
-    (("h100",), GpuSpec("H100 SXM", 3350, 989)),
-    (("b200",), GpuSpec("B200", 8000, 2250)),
-    (("a100", "40gb"), GpuSpec("A100 40GB", 1555, 312)),
-    (("a100", "pcie"), GpuSpec("A100 80GB PCIe", 1935, 312)),
-    (("a100",), GpuSpec("A100 80GB SXM", 2039, 312)),
-    (("l40s",), GpuSpec("L40S", 864, 362)),
-    (("l40",), GpuSpec("L40", 864, 181)),
-    (("a10g",), GpuSpec("A10G", 600, 70)),
-    (("a10",), GpuSpec("A10", 600, 125)),
-    (("l4",), GpuSpec("L4", 300, 121)),
-    (("4090",), GpuSpec("RTX 4090", 1008, 165)),
-    (("v100",), GpuSpec("V100", 900, 125)),
-    (("t4",), GpuSpec("T4", 320, 65)),
+# Driver names (``NVIDIA H100 80GB HBM3``) to the catalog's GPU names, whose datasheet figures (bandwidth, peak
+# FLOPs, with sources) live in the pricing catalog's gpu_specs.json. First match wins: specific patterns first.
+GPU_NAME_PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("gh200",), "GH200"),
+    (("h200",), "H200"),
+    (("h100", "pcie"), "H100 PCIe"),
+    (("h100", "nvl"), "H100 NVL"),
+    (("h100",), "H100 SXM"),
+    (("b200",), "B200"),
+    (("a100", "40gb"), "A100 40GB"),
+    (("a100", "pcie"), "A100 80GB PCIe"),
+    (("a100",), "A100 80GB"),
+    (("l40s",), "L40S"),
+    (("l40",), "L40"),
+    (("a10g",), "A10G"),
+    (("a10",), "A10"),
+    (("l4",), "L4"),
+    (("4090",), "RTX 4090"),
+    (("v100",), "V100"),
+    (("t4",), "T4"),
 )
 
 
-def gpu_spec(gpu_name: str) -> GpuSpec | None:
-    """The datasheet entry for a GPU name as drivers report it (``NVIDIA H100 80GB HBM3``), or None."""
-    lowered = gpu_name.lower()
-    for patterns, spec in GPU_SPECS:
+def canonical_gpu_name(driver_name: str) -> str | None:
+    """The catalog's name for a GPU as its driver reports it, or None for one we do not know."""
+    lowered = driver_name.lower()
+    for patterns, name in GPU_NAME_PATTERNS:
         if all(pattern in lowered for pattern in patterns):
-            return spec
+            return name
     return None
 
 
@@ -115,6 +109,15 @@ def prefill_seconds(shape: ModelShape, *, tokens: int, peak_tflops: float) -> fl
     Attention's own FLOPs are left out, which keeps it a lower bound.
     """
     return 2 * shape.matmul_params * tokens / (peak_tflops * 1e12)
+
+
+def prefill_bound_seconds(shape: ModelShape, *, batch: int, input_len: int, dtype: str, bandwidth_gbps: float,
+                          peak_tflops: float) -> float:
+    """Lower bound of a batch's prefill: compute for all its tokens, but never less than reading the weights once
+    (and writing the batch's KV caches)."""
+    compute = prefill_seconds(shape, tokens=batch * input_len, peak_tflops=peak_tflops)
+    memory = decode_step_seconds(shape, batch=batch, context=input_len, dtype=dtype, bandwidth_gbps=bandwidth_gbps)
+    return max(compute, memory)
 
 
 def roofline_pct(measured: float, roofline: float) -> float:

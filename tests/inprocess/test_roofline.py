@@ -3,8 +3,8 @@
 import pytest
 
 from infercost.costmodel.roofline import (
-    ModelShape, count_params, decode_step_seconds, decode_tokens_per_s, gpu_spec, kv_bytes_per_token,
-    model_shape_from_config, prefill_seconds, roofline_pct, weight_bytes,
+    ModelShape, count_params, decode_step_seconds, decode_tokens_per_s, canonical_gpu_name, kv_bytes_per_token,
+    model_shape_from_config, prefill_bound_seconds, prefill_seconds, roofline_pct, weight_bytes,
 )
 
 # 1000 parameters, of which the untied 10 x 10 input embedding (100) is not read by a decode step.
@@ -36,6 +36,16 @@ def test_decode_step_reads_weights_once_and_every_kv_cache():
 
 def test_prefill_is_two_flops_per_weight_per_token():
     assert prefill_seconds(TOY, tokens=100, peak_tflops=1) == pytest.approx(2 * 900 * 100 / 1e12)
+
+
+def test_prefill_bound_is_compute_or_at_least_one_read_of_the_weights():
+    # compute: 2 x 900 x 4 x 10 = 72,000 FLOPs; memory: 1800 + 4 x 10 x 64 = 4360 bytes
+    fast_compute = prefill_bound_seconds(TOY, batch=4, input_len=10, dtype="float16", bandwidth_gbps=1,
+                                         peak_tflops=1)
+    assert fast_compute == pytest.approx(4.36e-6)
+    slow_compute = prefill_bound_seconds(TOY, batch=4, input_len=10, dtype="float16", bandwidth_gbps=1,
+                                         peak_tflops=1e-6)
+    assert slow_compute == pytest.approx(72_000 / 1e6)
 
 
 def test_llama_3_1_8b_on_an_h200_at_batch_1():
@@ -79,12 +89,12 @@ def test_model_shape_from_a_real_config_json():
 @pytest.mark.parametrize("name, expected", [
     ("NVIDIA H200", "H200"), ("NVIDIA GH200 480GB", "GH200"), ("NVIDIA H100 80GB HBM3", "H100 SXM"),
     ("NVIDIA H100 PCIe", "H100 PCIe"), ("NVIDIA A100-SXM4-40GB", "A100 40GB"), ("NVIDIA A100-SXM4-80GB",
-    "A100 80GB SXM"), ("NVIDIA L40S", "L40S"), ("NVIDIA L4", "L4"), ("NVIDIA A10G", "A10G"),
+    "A100 80GB"), ("NVIDIA L40S", "L40S"), ("NVIDIA L4", "L4"), ("NVIDIA A10G", "A10G"),
+    ("NVIDIA GeForce RTX 4090", "RTX 4090"),
 ])
-def test_gpu_spec_matches_driver_names(name, expected):
-    spec = gpu_spec(name)
-    assert spec is not None and spec.name == expected
+def test_driver_names_map_to_catalog_names(name, expected):
+    assert canonical_gpu_name(name) == expected
 
 
-def test_unknown_gpu_has_no_spec():
-    assert gpu_spec("Some Future Accelerator") is None
+def test_unknown_gpu_has_no_name():
+    assert canonical_gpu_name("Some Future Accelerator") is None
