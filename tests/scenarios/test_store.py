@@ -62,8 +62,10 @@ def test_saved_scenarios_survive_reopening_the_file(tmp_path, profile):
         (lambda db: duplicate_scenario(db, "base", "base"), "new name"),
         (lambda db: rename_scenario(db, "base", "  "), "new name"),
         (lambda db: save_scenario(db, "", {}), "name"),
-        (lambda db: save_scenario(db, "bad", {"calls_per_day": -1, "prompt_tokens": 1, "output_tokens": 1}),
-         "calls_per_day"),
+        (
+            lambda db: save_scenario(db, "bad", {"calls_per_day": -1, "prompt_tokens": 1, "output_tokens": 1}),
+            "calls_per_day",
+        ),
     ],
 )
 def test_bad_requests_name_the_field(db, profile, action, field):

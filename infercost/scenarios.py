@@ -1,0 +1,180 @@
+"""What-if scenarios as data: a profile as URL query parameters, as a file, and several estimates side by side.
+
+No Streamlit here: the app passes ``st.session_state`` and ``st.query_params`` as plain mappings, so a profile, a URL
+and the form stay one thing (session keys are the profile's field names) and all of it is testable without a browser.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, MutableMapping
+from typing import Any
+
+import pandas as pd
+
+from infercost.errors import InputError
+from infercost.profile import Profile, parse_profile
+
+# Defaults a URL may leave out: the profile schema's own, so a shared link means the same on any version of the form.
+QUERY_DEFAULTS: dict[str, Any] = {
+    name: field.get_default(call_default_factory=True)
+    for name, field in Profile.model_fields.items()
+    if not field.is_required()
+}
+JSON_FIELDS = frozenset({"api_models", "prices", "self_host", "prompt_samples"})  # lists and objects
+TEXT_FIELDS = frozenset({"name", "language"})
+BOOL_FIELDS = frozenset({"batch"})
+BOOL_TEXT = {"true": True, "false": False}
+STREAMLIT_PARAMS = frozenset({"embed", "embed_options"})  # Streamlit's own; never part of a profile
+STATE_KEYS = {"prices": "price_overrides"}  # profile field -> session key, where the form names it differently
+APPLIED_QUERY_KEY = "_applied_query"  # session key: the query last written into the form, so it is applied once
+
+
+def _compact_json(field: str, value: Any) -> str:
+    try:
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as error:
+        raise InputError(field, f"cannot be shared as JSON: {error}") from None
+
+
+def _scalar_text(field: str, value: Any) -> str:
+    """Plain text that parses back to the same value: ``repr`` of a float is its shortest exact form."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise InputError(field, f"must be a finite number, not {value}")
+        return repr(value)
+    return str(value)
+
+
+def profile_to_query(profile: Mapping[str, Any]) -> dict[str, str]:
+    """Query parameters for a profile: only the fields that differ from the schema's defaults."""
+    query = {}
+    for field, value in profile.items():
+        if field not in Profile.model_fields:
+            raise InputError(field, "not a profile field")
+        if field in QUERY_DEFAULTS and _same(value, QUERY_DEFAULTS[field]):
+            continue
+        query[field] = _compact_json(field, value) if field in JSON_FIELDS else _scalar_text(field, value)
+    return query
+
+
+def _same(value: Any, default: Any) -> bool:
+    return type(value) is type(default) and value == default or (value is None and default is None)
+
+
+def _single(field: str, value: str | list[str]) -> str:
+    if isinstance(value, str):
+        return value
+    if len(value) != 1:
+        raise InputError(field, f"given {len(value)} times; give it once")
+    return value[0]
+
+
+def _number(field: str, text: str) -> int | float:
+    try:
+        number = int(text)
+    except ValueError:
+        try:
+            number = float(text)
+        except ValueError:
+            raise InputError(field, f"not a number (got {text!r})") from None
+    if not math.isfinite(number):
+        raise InputError(field, f"must be a finite number (got {text!r})")
+    return number
+
+
+def _json_value(field: str, text: str) -> Any:
+    def no_constants(name: str) -> Any:
+        raise ValueError(f"{name} is not a number")
+
+    try:
+        return json.loads(text, parse_constant=no_constants)
+    except ValueError as error:
+        raise InputError(field, f"not valid JSON: {error}") from None
+
+
+def _parse_value(field: str, text: str) -> Any:
+    if field in JSON_FIELDS:
+        return _json_value(field, text)
+    if field in TEXT_FIELDS:
+        return text
+    if field in BOOL_FIELDS:
+        if text.lower() not in BOOL_TEXT:
+            raise InputError(field, f"must be true or false (got {text!r})")
+        return BOOL_TEXT[text.lower()]
+    return _number(field, text)
+
+
+def profile_from_query(params: Mapping[str, str | list[str]]) -> dict[str, Any]:
+    """The profile a URL describes: the schema's defaults, then the parameters; checked like a profile file."""
+    profile = dict(QUERY_DEFAULTS)
+    for field, raw in params.items():
+        if field in STREAMLIT_PARAMS:
+            continue
+        if field not in Profile.model_fields:
+            raise InputError(field, "not a profile field (a URL parameter infercost does not know)")
+        profile[field] = _parse_value(field, _single(field, raw))
+    parse_profile(profile, name="query")
+    return profile
+
+
+def profile_params(params: Mapping[str, str | list[str]]) -> dict[str, str | list[str]]:
+    """The parameters that describe a profile, without Streamlit's own."""
+    return {key: value for key, value in params.items() if key not in STREAMLIT_PARAMS}
+
+
+def load_into_state(state: MutableMapping[str, Any], profile: Mapping[str, Any]) -> None:
+    """Write a profile's fields into the form's session keys; ``None`` (e.g. "all catalog models") leaves a key as
+    it is, because the form's widgets cannot hold it."""
+    for field, value in profile.items():
+        if value is not None:
+            state[STATE_KEYS.get(field, field)] = value
+
+
+def apply_query_params(state: MutableMapping[str, Any], params: Mapping[str, str | list[str]]) -> bool:
+    """Fill the form from a shared URL, once per distinct URL, so later edits are not overwritten on every rerun.
+
+    Returns whether the form changed. Malformed parameters raise InputError naming the parameter.
+    """
+    shared = profile_params(params)
+    key = json.dumps(sorted((k, v if isinstance(v, str) else list(v)) for k, v in shared.items()))
+    if not shared or state.get(APPLIED_QUERY_KEY) == key:
+        return False
+    load_into_state(state, profile_from_query(shared))
+    state[APPLIED_QUERY_KEY] = key
+    return True
+
+
+def scenario_file(profile: Mapping[str, Any]) -> str:
+    """A profile file that ``python -m infercost estimate FILE`` reads as it is; checked before it is written."""
+    parse_profile(dict(profile), name="scenario")
+    return json.dumps(profile, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+COMPARISON_COLUMNS = (
+    "scenario", "kind", "option", "cost_per_day", "cost_per_month", "cost_per_call", "cost_per_million_tokens",
+    "tokenizer", "fidelity", "price_source", "price_as_of", "basis", "run_id", "meets_slo", "replicas",
+    "gpu_hours_per_day",
+)  # fmt: skip
+
+
+def _option_rows(scenario: str, estimate: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """One row per API model and self-host setup; a self-host cost per call is its daily cost over the calls."""
+    calls_per_day = float(estimate["profile"]["calls_per_day"])
+    rows = [{"scenario": scenario, "kind": "api", "option": row["model"], **row} for row in estimate["api"]]
+    for row in estimate["self_host"]:
+        per_day = row.get("cost_per_day")
+        per_call = None if per_day is None else per_day / calls_per_day
+        rows.append(
+            {"scenario": scenario, "kind": "self_host", "option": row["name"], **row, "cost_per_call": per_call}
+        )
+    return rows
+
+
+def compare_scenarios(estimates: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
+    """Several estimate documents side by side: one row per scenario × option, with the basis of each figure."""
+    rows = [row for name, estimate in estimates.items() for row in _option_rows(name, estimate)]
+    return pd.DataFrame(rows, columns=list(COMPARISON_COLUMNS))

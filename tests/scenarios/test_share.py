@@ -1,0 +1,128 @@
+"""A scenario as a URL and as a file: exact round trips, short links, and malformed parameters named."""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import parse_qs, urlencode
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scenario_profiles import SELF_HOST
+
+from infercost.errors import InputError
+from infercost.profile import parse_profile
+from infercost.scenarios import (
+    QUERY_DEFAULTS,
+    apply_query_params,
+    profile_from_query,
+    profile_to_query,
+    scenario_file,
+)
+
+PROFILES = [
+    {"calls_per_day": 1, "prompt_tokens": 0, "output_tokens": 0},
+    {
+        "name": "ümlaut & co?",
+        "calls_per_day": 2.5e6,
+        "prompt_tokens": 1200.0,
+        "output_tokens": 300,
+        "batch": True,
+        "retry_rate": 0.1,
+        "max_retries": 0,
+        "api_models": ["gpt-4o-mini", "claude-sonnet-4-5"],
+    },
+    {
+        "calls_per_day": 10,
+        "prompt_chars": 5000,
+        "language": "zh-Hans",
+        "output_tokens": 10,
+        "days_per_month": 22,
+        "prices": [{"id": "my-model", "input_per_mtok": 0.1, "output_per_mtok": 0.4}],
+        "self_host": [SELF_HOST],
+    },
+    {"calls_per_day": 10, "prompt_samples": ["hello", "a=b&c=d #x"], "output_tokens": 1, "api_models": []},
+]
+
+
+def through_url(profile: dict) -> dict:
+    """Exactly what a browser does: encode into a query string, parse it back as lists of values."""
+    return profile_from_query(parse_qs(urlencode(profile_to_query(profile)), keep_blank_values=True))
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_url_round_trip_is_exact(profile):
+    back = through_url(profile)
+    assert back == {**QUERY_DEFAULTS, **profile}
+    assert {k: type(v) for k, v in back.items() if k in profile} == {k: type(v) for k, v in profile.items()}
+
+
+def test_only_fields_that_differ_from_defaults_are_in_the_url():
+    query = profile_to_query({"calls_per_day": 5, "prompt_tokens": 1, "output_tokens": 2, "retry_rate": 0.0,
+                              "batch": False, "prices": [], "self_host": [], "api_models": ["a", "b"]})  # fmt: skip
+    assert query == {"calls_per_day": "5", "prompt_tokens": "1", "output_tokens": "2", "api_models": '["a","b"]'}
+
+
+finite = st.floats(min_value=0, max_value=1e6, allow_nan=False)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    calls=st.floats(min_value=0.001, max_value=1e12, allow_nan=False),
+    prompt=finite, output=finite, retry=st.floats(min_value=0, max_value=0.99), retries=st.integers(0, 100),
+    batch=st.booleans(), name=st.text(min_size=1, max_size=30), models=st.lists(st.text(min_size=1), max_size=4),
+)  # fmt: skip
+def test_url_round_trip_property(calls, prompt, output, retry, retries, batch, name, models):
+    profile = {"name": name, "calls_per_day": calls, "prompt_tokens": prompt, "output_tokens": output,
+               "retry_rate": retry, "max_retries": retries, "batch": batch, "api_models": models}  # fmt: skip
+    assert through_url(profile) == {**QUERY_DEFAULTS, **profile}
+
+
+@pytest.mark.parametrize(
+    ("params", "field"),
+    [
+        ({"calls_per_day": "lots", "prompt_tokens": "1", "output_tokens": "1"}, "calls_per_day"),
+        ({"calls_per_day": "nan", "prompt_tokens": "1", "output_tokens": "1"}, "calls_per_day"),
+        ({"calls_per_day": "5", "prompt_tokens": "1", "output_tokens": "1", "batch": "maybe"}, "batch"),
+        ({"calls_per_day": "5", "prompt_tokens": "1", "output_tokens": "1", "api_models": "[gpt"}, "api_models"),
+        ({"calls_per_day": "5", "prompt_tokens": "1", "output_tokens": "1", "self_host": "[NaN]"}, "self_host"),
+        ({"calls_per_day": "5", "prompt_tokens": "1", "output_tokens": "1", "colour": "red"}, "colour"),
+        ({"calls_per_day": ["5", "6"], "prompt_tokens": "1", "output_tokens": "1"}, "calls_per_day"),
+        ({"calls_per_day": "-5", "prompt_tokens": "1", "output_tokens": "1"}, "calls_per_day"),
+        ({"calls_per_day": "5", "prompt_tokens": "1"}, "output_tokens"),
+        ({"calls_per_day": "5", "prompt_tokens": "1", "output_tokens": "1", "retry_rate": "1.5"}, "retry_rate"),
+    ],
+)
+def test_malformed_parameters_name_the_parameter(params, field):
+    with pytest.raises(InputError) as error:
+        profile_from_query(params)
+    assert error.value.field == field
+    assert "\n" not in str(error.value)
+
+
+def test_a_shared_url_fills_the_form_once():
+    state = {"retry_rate": 0.05, "price_overrides": [], "api_models": ["x"]}
+    params = profile_to_query({"calls_per_day": 7, "prompt_tokens": 8, "output_tokens": 9, "retry_rate": 0.2,
+                               "prices": [{"id": "p", "input_per_mtok": 1, "output_per_mtok": 2}]})  # fmt: skip
+    assert apply_query_params(state, {**params, "embed": "true"})
+    assert (state["calls_per_day"], state["retry_rate"], state["price_overrides"][0]["id"]) == (7, 0.2, "p")
+    assert state["api_models"] == ["x"]  # "all catalog models" (None) cannot be a form value: left as it was
+    state["calls_per_day"] = 99  # the person edits the form; the same URL must not undo it
+    assert not apply_query_params(state, params)
+    assert state["calls_per_day"] == 99
+
+
+def test_no_parameters_leave_the_form_alone():
+    state = {"calls_per_day": 3}
+    assert not apply_query_params(state, {"embed": "true"})
+    assert state == {"calls_per_day": 3}
+
+
+def test_scenario_file_is_a_profile_that_estimates(profile):
+    assert parse_profile(json.loads(scenario_file(profile))).calls_per_day == profile["calls_per_day"]
+
+
+def test_scenario_file_refuses_a_profile_that_would_not_estimate():
+    with pytest.raises(InputError) as error:
+        scenario_file({"calls_per_day": 1, "output_tokens": 1})
+    assert "prompt_tokens" in str(error.value)
