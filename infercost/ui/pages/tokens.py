@@ -1,0 +1,166 @@
+"""Tokens: count a prompt with each model's tokenizer, see why languages cost what they cost, and measure a corpus."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import plotly.express as px
+import streamlit as st
+
+from infercost.errors import InputError
+from infercost.tokenizers import (
+    LANGUAGE_NAMES,
+    corpus_fields,
+    corpus_stats,
+    get_tokenizer,
+    language_table,
+    list_tokenizers,
+    offline_ids,
+)
+
+UPLOAD_TYPES = ["txt", "jsonl", "ndjson", "json", "csv", "tsv", "parquet"]
+NO_FIELD = "(none)"
+
+
+@st.cache_resource(show_spinner="Loading tokenizer…")
+def tokenizer(tokenizer_id: str):
+    return get_tokenizer(tokenizer_id)
+
+
+@st.cache_data(show_spinner="Counting the language samples…")
+def languages_frame() -> pd.DataFrame:
+    return language_table()
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def prompt_counts(text: str, tokenizer_ids: tuple[str, ...]) -> pd.DataFrame:
+    rows = [{"tokenizer": tid, "fidelity": tokenizer(tid).info.fidelity, "tokens": tokenizer(tid).count(text),
+             "chars": len(text), "tokens_per_char": tokenizer(tid).count(text) / max(1, len(text))}
+            for tid in tokenizer_ids]
+    return pd.DataFrame(rows)
+
+
+def show_error(error: InputError) -> None:
+    st.error(f"Please check **{error.field}**: {error.reason}", icon="⚠️")
+
+
+def chosen_tokenizers(key: str) -> list[str]:
+    extra = st.session_state.get("extra_tokenizer", "").strip()
+    ids = list(st.session_state.get(key) or [])
+    return ids + [extra] if extra and extra not in ids else ids
+
+
+st.title("Tokens")
+st.caption("A token is not a character: each model counts with its own tokenizer, and languages differ a lot. "
+           "Counts here are the libraries' own (tiktoken, tokenizers, mistral-common), offline.")
+
+with st.expander("Tokenizers", expanded=False):
+    st.dataframe(pd.DataFrame([dataclasses.asdict(i) for i in list_tokenizers()]), hide_index=True)
+    st.text_input("Another tokenizer (Hugging Face repo id, local directory or tiktoken encoding)", key="extra_tokenizer",
+                  help="Loaded from the local cache, or the Hub when it is reachable; offline you get a clear message.")
+
+# --- a prompt ---------------------------------------------------------------------------------------------------
+st.subheader("Count a prompt")
+st.multiselect("Tokenizers", offline_ids(), default=offline_ids(), key="tokenizer_ids")
+text = st.text_area("Prompt text", key="prompt_text", height=150,
+                    placeholder="Paste a prompt in any language; counted exactly as user content (no BOS/EOS).")
+if text:
+    try:
+        counts = prompt_counts(text, tuple(chosen_tokenizers("tokenizer_ids")))
+    except InputError as error:
+        show_error(error)
+    else:
+        st.dataframe(counts, hide_index=True, key="prompt_counts")
+
+# --- languages --------------------------------------------------------------------------------------------------
+st.subheader("Languages")
+st.caption("The same three paragraphs written in each language (and Python source of similar length). "
+           "`multiplier_vs_english` = tokens for the same passage / tokens in English: what the same message costs.")
+table = languages_frame()
+measure = st.radio("Show", ["multiplier_vs_english", "tokens_per_char"], horizontal=True, key="language_measure")
+wide = table.pivot(index="language_name", columns="tokenizer", values=measure).reindex(
+    [LANGUAGE_NAMES[code] for code in LANGUAGE_NAMES])
+st.dataframe(wide.style.format("{:.2f}", na_rep="–"), key="language_table")
+figure = px.bar(table.dropna(subset=[measure]), x="language_name", y=measure, color="tokenizer", barmode="group",
+                labels={"language_name": "", measure: measure.replace("_", " ")})
+if measure == "tokens_per_char":
+    figure.add_hline(y=0.25, line_dash="dot", annotation_text="“4 characters per token” rule of thumb")
+st.plotly_chart(figure, key="language_chart")
+
+# --- a corpus ---------------------------------------------------------------------------------------------------
+st.subheader("Corpus statistics")
+max_upload_mb = st.get_option("server.maxUploadSize")
+where = st.radio("Corpus from", ["Upload", "Path on this machine"], horizontal=True, key="corpus_source",
+                 help=f"Uploads are limited to {max_upload_mb} MB (server.maxUploadSize); point at a path for bigger "
+                      "files: they are streamed in flat memory.")  # fmt: skip
+if where == "Upload":
+    source = st.file_uploader("TXT (one prompt per line), JSONL, CSV or Parquet", type=UPLOAD_TYPES,
+                              key="corpus_upload")
+else:
+    path_text = st.text_input("Path", key="corpus_path", placeholder="/data/prompts.jsonl").strip()
+    source = Path(path_text).expanduser() if path_text else None
+
+
+def reset(source) -> None:
+    if source is not None and hasattr(source, "seek"):
+        source.seek(0)
+
+
+if source is not None:
+    try:
+        reset(source)
+        fields = corpus_fields(source)
+    except InputError as error:
+        show_error(error)
+        st.stop()
+    a, b = st.columns(2)
+    field = a.selectbox("Prompt field", fields or [NO_FIELD], key="corpus_field",
+                        help="TXT files have no fields: each line is a prompt.")
+    output_field = b.selectbox("Output field (optional)", [NO_FIELD, *fields], key="corpus_output_field")
+    st.multiselect("Tokenizers", offline_ids(), default=offline_ids()[:3], key="corpus_tokenizers")
+    if st.button("Count the corpus", key="count_corpus", type="primary"):
+        bar = st.progress(0.0, text="Counting…")
+        try:
+            results = {}
+            for role, name in (("prompt", field), ("output", output_field)):
+                if role == "output" and name == NO_FIELD:
+                    continue
+                reset(source)
+                results[role] = corpus_stats(source, field=None if name == NO_FIELD else name,
+                                             tokenizer_ids=chosen_tokenizers("corpus_tokenizers"),
+                                             progress=lambda f, role=role: bar.progress(f, text=f"Counting {role}s…"))
+            st.session_state["corpus_result"] = results
+        except InputError as error:
+            show_error(error)
+        bar.empty()
+
+results = st.session_state.get("corpus_result")
+if results:
+    prompt = results["prompt"]
+    st.caption(f"{prompt.file}: {prompt.records:,} records, {prompt.chars:,} characters; "
+               f"{prompt.skipped_count:,} skipped.")
+    summary = pd.DataFrame([{"role": role, **{k: v for k, v in s.summary().items() if k != "histogram"}}
+                            for role, stats in results.items() for s in stats.stats.values()])
+    st.dataframe(summary, hide_index=True, key="corpus_summary")
+    histogram = pd.DataFrame([
+        {"tokenizer": tid, "tokens": (lo + hi) / 2, "records": n}
+        for tid, s in prompt.stats.items()
+        for lo, hi, n in zip(s.summary()["histogram"]["edges"], s.summary()["histogram"]["edges"][1:],
+                             s.summary()["histogram"]["counts"])
+    ])
+    st.plotly_chart(px.bar(histogram, x="tokens", y="records", color="tokenizer", barmode="overlay", opacity=0.6,
+                           labels={"tokens": "prompt tokens per record"}), key="corpus_histogram")
+    if prompt.skipped:
+        with st.expander(f"Skipped records ({prompt.skipped_count:,})"):
+            st.dataframe(pd.DataFrame([dataclasses.asdict(s) for s in prompt.skipped]), hide_index=True)
+    use = st.selectbox("Tokenizer for the workload", list(prompt.stats), key="distribution_tokenizer")
+    if st.button("Use this distribution in the workload", key="use_distribution"):
+        st.session_state["prompt_tokens"] = int(round(float(np.mean(prompt.stats[use].counts))))
+        if "output" in results:
+            st.session_state["output_tokens"] = int(round(float(np.mean(results["output"].stats[use].counts))))
+        st.session_state["prompt_distribution"] = {tid: s.counts for tid, s in prompt.stats.items()}
+        st.success(f"Workload prompt tokens set to {st.session_state['prompt_tokens']:,} (mean, {use}); "
+                   "the full distribution is kept for later use.")
