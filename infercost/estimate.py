@@ -25,7 +25,7 @@ from infercost.errors import InputError
 from infercost.pricing import ApiPrice, bundled_api_prices, find_price, load_api_overrides, merge
 from infercost.pricing.catalog import validate_entries
 from infercost.profile import Profile, SelfHost, new_entry_defaults
-from infercost.throughput import ThroughputProfile, find_profile
+from infercost.throughput import ThroughputProfile, find_profile, roofline_profile
 
 SHAPE_TOLERANCE = 0.2  # a measured point holds for token shapes within ±20% of the one it was measured at
 
@@ -133,12 +133,14 @@ class PointsBasis:
     gpus_per_replica: int | None = None
     source: str = ""
     hardware: str = ""
+    note: str = ""
 
 
 def throughput_points(
-    spec: SelfHost, index: int, load_run: RunLoader | None
+    spec: SelfHost, index: int, load_run: RunLoader | None, *, prompt_tokens: float, output_tokens: float
 ) -> tuple[list[ThroughputPoint], PointsBasis]:
-    """The setup's points: given inline (taken as measured by the person who gives them) or a stored/bundled run."""
+    """The setup's points: inline (taken as measured by whoever gives them), a stored or bundled run, or a roofline
+    estimate at the workload's own token shape."""
     throughput = spec.throughput
     if throughput.points:
         points = [
@@ -146,17 +148,22 @@ def throughput_points(
             for p in throughput.points
         ]
         return points, PointsBasis("measured", input_len=throughput.input_len, output_len=throughput.output_len)
-    if load_run is None:
+    if throughput.roofline is not None:
+        r = throughput.roofline
+        profile = roofline_profile(r.model, r.gpu, dtype=r.dtype, gpus=r.gpus, input_len=prompt_tokens,
+                                   output_len=output_tokens)  # fmt: skip
+    elif load_run is None:
         raise InputError(f"self_host.{index}.throughput.run", "stored runs are not available here")
-    profile = load_run(str(throughput.run))
+    else:
+        profile = load_run(str(throughput.run))
     points = [
         ThroughputPoint(p["concurrency"], p["request_throughput"], p.get("output_throughput"), profile.latency_ms(p))
         for p in profile.points
         if p.get("request_throughput")
     ]
     basis = PointsBasis(
-        profile.basis, profile.run_id or profile.id, profile.input_len, profile.output_len, profile.gpus_per_replica,
-        profile.source, profile.hardware,
+        profile.basis, profile.run_id or (None if profile.basis == "roofline" else profile.id), profile.input_len, profile.output_len, profile.gpus_per_replica,
+        profile.source, profile.hardware, profile.notes if profile.basis == "roofline" else "",
     )  # fmt: skip
     return points, basis
 
@@ -173,21 +180,41 @@ def shape_warnings(basis: PointsBasis, prompt_tokens: float, output_tokens: floa
     return notes
 
 
+# Where a table does not report an SLO's statistic, the nearest one it does report stands in, with a note.
+SLO_STAND_INS = {"tpot": ("tpot", "itl"), "itl": ("itl", "tpot"), "ttft": ("ttft",), "e2el": ("e2el",)}
+
+
+def effective_slo(slo: dict[str, float], points: Sequence[ThroughputPoint]) -> tuple[dict[str, float], list[str]]:
+    """The SLO as these points can be checked: a missing metric is replaced by the closest reported one."""
+    reported = set.intersection(*(set(p.latency_ms) for p in points)) if points else set()
+    effective, notes = {}, []
+    for metric, limit in slo.items():
+        stat, name = metric.split("_")[0], metric.split("_")[1]
+        candidates = [f"{s}_{n}_ms" for n in SLO_STAND_INS[name] for s in (stat, "median", "mean")]
+        stand_in = next((c for c in candidates if c in reported), metric)
+        effective[stand_in] = limit
+        if stand_in != metric:
+            notes.append(f"{metric} not reported; the SLO is checked against {stand_in}")
+    return effective, notes
+
+
 def self_host_row(profile: Profile, spec: SelfHost, index: int, load_run: RunLoader | None) -> dict[str, Any]:
     count = prompt_tokens_for(profile, spec.tokenizer)
     volumes: TokenVolumes = token_volumes(workload_for(profile, count.tokens))
-    points, basis = throughput_points(spec, index, load_run)
+    output_tokens = profile.output_tokens + profile.reasoning_tokens
+    points, basis = throughput_points(spec, index, load_run, prompt_tokens=count.tokens, output_tokens=output_tokens)
     gpus = (
         basis.gpus_per_replica
         if basis.gpus_per_replica and "gpus_per_replica" not in spec.model_fields_set
         else spec.gpus_per_replica
     )
+    slo, slo_notes = effective_slo(spec.slo, points)
     setup = SelfHostSetup(
         name=spec.name,
         gpu_price_per_hour=spec.gpu_price_per_hour,
         points=points,
         gpus_per_replica=gpus,
-        slo=spec.slo,
+        slo=slo,
         peak_to_average=spec.peak_to_average,
         target_utilization=spec.target_utilization,
         mode=spec.mode,
@@ -211,14 +238,14 @@ def self_host_row(profile: Profile, spec: SelfHost, index: int, load_run: RunLoa
         "gpus_per_replica": gpus,
         "hardware": basis.hardware or spec.gpu,
         "throughput_source": basis.source,
+        "basis_note": basis.note,
         "meets_slo": estimate.meets_slo,
         "replicas": estimate.replicas,
         "gpu_hours_per_day": estimate.gpu_hours_per_day,
         "cost_per_day": estimate.cost_per_day if estimate.meets_slo else None,
         "cost_per_month": estimate.cost_per_month if estimate.meets_slo else None,
         "cost_per_million_tokens": estimate.cost_per_million_tokens if estimate.meets_slo else None,
-        "warnings": estimate.warnings
-        + shape_warnings(basis, count.tokens, profile.output_tokens + profile.reasoning_tokens),
+        "warnings": estimate.warnings + slo_notes + shape_warnings(basis, count.tokens, output_tokens),
     }
 
 

@@ -46,18 +46,28 @@ class Point(BaseModel):
         return {k: float(v) for k, v in (self.model_extra or {}).items() if k in LATENCY_METRICS and v is not None}
 
 
+class Roofline(_Strict):
+    """A setup nobody measured: a roofline bound for this model on this GPU, corrected by the nearest measurement."""
+
+    model: str = Field(min_length=1)
+    gpu: str = Field(min_length=1)
+    dtype: Literal["bfloat16", "float16", "fp8", "int8", "int4"] = "bfloat16"
+    gpus: int = Field(default=1, ge=1, le=64)
+
+
 class Throughput(_Strict):
-    """Measured points given inline, or the id of a stored run."""
+    """Points given inline, the id of a stored or bundled run, or a roofline estimate."""
 
     points: list[Point] | None = None
     run: str | None = None
+    roofline: Roofline | None = None
     input_len: int | None = Field(default=None, gt=0)
     output_len: int | None = Field(default=None, gt=0)
 
     @model_validator(mode="after")
     def _one_source(self) -> Throughput:
-        if bool(self.points) == bool(self.run):
-            raise ValueError('give either "points" (a non-empty list) or "run" (a stored run id)')
+        if sum((bool(self.points), bool(self.run), self.roofline is not None)) != 1:
+            raise ValueError('give one of "points" (a non-empty list), "run" (a run id) or "roofline"')
         return self
 
 
