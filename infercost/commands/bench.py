@@ -1,0 +1,152 @@
+"""``bench``: measure an engine at several load levels; every request is stored as it completes.
+
+Example: python -m infercost bench --backend openai --base-url http://127.0.0.1:8000/v1 --model NAME \\
+             --concurrency 1,5,20,50 --json
+         python -m infercost bench --backend transformers --model random:tiny-llama --concurrency 1,4 --json
+         python -m infercost bench --resume RUN_ID        # continue an interrupted sweep
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Any
+
+from infercost.commands.common import add_db_argument, table
+from infercost.errors import InputError
+from infercost.runner.backends import BACKENDS, BackendOptions
+from infercost.runner.patterns import PATTERNS
+from infercost.runner.sweep import Progress, SweepConfig, run_summary, run_sweep
+
+SUMMARY_COLUMNS = ("load", "completed", "failed", "request_throughput", "output_throughput", "median_user_tokens_per_s",
+                   "median_ttft_ms", "p95_ttft_ms", "median_tpot_ms", "p95_tpot_ms", "p95_e2el_ms")
+
+
+def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
+    parser = subparsers.add_parser("bench", parents=[common], help="benchmark an engine; store every request",
+                                   description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--backend", choices=sorted(BACKENDS), default="openai")
+    parser.add_argument("--model", help="model name the server knows, or random:<architecture> / a directory in process")
+    parser.add_argument("--base-url", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
+    parser.add_argument("--api", choices=("completions", "chat"), default="completions")
+    parser.add_argument("--api-key-env", default="OPENAI_API_KEY",
+                        help="environment variable holding the API key (the key is never stored)")
+    parser.add_argument("--pattern", choices=sorted(PATTERNS), default="concurrency",
+                        help="concurrency: closed loop; batch: fixed batches; rate: Poisson arrivals; single: 1 stream")
+    parser.add_argument("--concurrency", default="1,5,20,50", help="levels: streams, batch sizes (comma-separated)")
+    parser.add_argument("--rate", help="levels for --pattern rate: requests/s, comma-separated")
+    parser.add_argument("--input-tokens", type=int, default=128)
+    parser.add_argument("--output-tokens", type=int, default=128)
+    parser.add_argument("--mixed", metavar="SHORT:LONG:FRACTION", help="mixed input lengths, e.g. 128:2048:0.2")
+    parser.add_argument("--requests", type=int, help="requests per level (default: a few rounds of the level)")
+    parser.add_argument("--duration", type=float, help="seconds per level: stop sending after this long")
+    parser.add_argument("--warmup", type=int, help="warm-up requests per level, not measured (default: one per stream)")
+    parser.add_argument("--repeats", type=int, default=1, help="repeat each level; the summary is the median")
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds without a byte before a request fails")
+    parser.add_argument("--no-force-output", action="store_true",
+                        help="do not send min_tokens/ignore_eos (for servers that reject them)")
+    parser.add_argument("--extra-body", help="JSON object merged into every request body")
+    parser.add_argument("--tokenizer", help="tokenizer id to count tokens when the server reports no usage")
+    parser.add_argument("--dtype", default="auto", help="in process: auto, float32, float16, bfloat16")
+    parser.add_argument("--device", default="auto", help="in process: auto, cpu, cuda")
+    parser.add_argument("--slo", help="goodput limits in ms, e.g. ttft:500,tpot:50")
+    parser.add_argument("--resume", metavar="RUN_ID", help="continue an interrupted run (its stored settings are used)")
+    add_db_argument(parser)
+    parser.set_defaults(handler=run, render=render)
+
+
+def _numbers(text: str, field: str) -> list[float]:
+    try:
+        values = [float(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise InputError(field, f"expected comma-separated numbers, got {text!r}") from None
+    if not values:
+        raise InputError(field, "give at least one value")
+    return values
+
+
+def _mixed(text: str | None) -> tuple[int, int, float] | None:
+    if not text:
+        return None
+    parts = text.split(":")
+    try:
+        short, long = int(parts[0]), int(parts[1])
+        fraction = float(parts[2]) if len(parts) > 2 else 0.5
+    except (ValueError, IndexError):
+        raise InputError("mixed", f"expected SHORT:LONG[:FRACTION], got {text!r}") from None
+    return short, long, fraction
+
+
+def _pairs(text: str | None, field: str) -> dict[str, float]:
+    if not text:
+        return {}
+    try:
+        return {name.strip(): float(value) for name, value in (item.split(":") for item in text.split(","))}
+    except ValueError:
+        raise InputError(field, f"expected NAME:VALUE,..., got {text!r}") from None
+
+
+def _extra_body(text: str | None) -> dict[str, Any]:
+    if not text:
+        return {}
+    try:
+        body = json.loads(text)
+    except ValueError as error:
+        raise InputError("extra_body", f"not JSON: {error}") from None
+    if not isinstance(body, dict):
+        raise InputError("extra_body", "must be a JSON object")
+    return body
+
+
+def config_from_args(args: argparse.Namespace) -> SweepConfig:
+    if not args.model:
+        raise InputError("model", "required (a served model name, or random:<architecture> in process)")
+    options = BackendOptions(
+        model=args.model, base_url=args.base_url, api=args.api, api_key_env=args.api_key_env,
+        force_output=not args.no_force_output, extra_body=_extra_body(args.extra_body), read_timeout_s=args.timeout,
+        tokenizer=args.tokenizer, dtype=args.dtype, device=args.device)
+    if args.backend == "openai" and not args.base_url:
+        raise InputError("base_url", "the openai backend needs --base-url, e.g. http://127.0.0.1:8000/v1")
+    levels = _numbers(args.rate, "rate") if args.pattern == "rate" and args.rate else _numbers(args.concurrency, "concurrency")
+    if args.pattern == "rate" and not args.rate:
+        raise InputError("rate", "--pattern rate needs --rate, e.g. 1,2,4")
+    return SweepConfig(backend=args.backend, options=options, pattern=args.pattern, levels=levels,
+                       input_tokens=args.input_tokens, output_tokens=args.output_tokens, mixed=_mixed(args.mixed),
+                       requests=args.requests, duration_s=args.duration, warmup=args.warmup, repeats=args.repeats,
+                       slo_ms=_pairs(args.slo, "slo"))
+
+
+class ProgressBar:
+    """One line on stderr, redrawn at most five times a second (never on the hot path of every request)."""
+
+    def __init__(self) -> None:
+        self.last = 0.0
+
+    def __call__(self, p: Progress) -> None:
+        now = time.monotonic()
+        if now - self.last < 0.2 and p.done != p.planned:
+            return
+        self.last = now
+        total = p.planned or 0
+        width = 24
+        filled = int(width * p.done / total) if total else 0
+        bar = "#" * filled + "." * (width - filled)
+        count = f"{p.done}/{total}" if total else f"{p.done}"
+        sys.stderr.write(f"\rlevel {p.level}/{p.levels} load {p.load:g} {p.phase:9s} [{bar}] {count} failed {p.failed} ")
+        sys.stderr.flush()
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    config = None if args.resume else config_from_args(args)
+    run_id = run_sweep(config, db_path=args.db, resume=args.resume, progress=Progress(on_change=ProgressBar()))
+    sys.stderr.write("\n")
+    return run_summary(args.db, run_id)
+
+
+def render(payload: dict[str, Any]) -> str:
+    rows = [{**level, "load": level.get("concurrency") or level.get("rate") or level.get("batch_size")}
+            for level in payload["levels"]]
+    head = f"run {payload['run_id']} ({payload['status']}): {payload['backend']} {payload['model']}"
+    return head + "\n" + table(rows, SUMMARY_COLUMNS)
