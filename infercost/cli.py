@@ -13,10 +13,10 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from infercost.commands import app, estimate, prices, serve, tokenizers, tokens
+from infercost.commands import app, bench, estimate, prices, runs, serve, tokenizers, tokens
 from infercost.errors import InputError
 
-COMMANDS = (prices, estimate, app, serve, tokenizers, tokens)
+COMMANDS = (prices, estimate, app, serve, tokenizers, tokens, bench, runs)
 
 
 class OneLineParser(argparse.ArgumentParser):
