@@ -161,9 +161,10 @@ def throughput_points(
         for p in profile.points
         if p.get("request_throughput")
     ]
+    estimated = profile.basis == "roofline"
     basis = PointsBasis(
-        profile.basis, profile.run_id or (None if profile.basis == "roofline" else profile.id), profile.input_len, profile.output_len, profile.gpus_per_replica,
-        profile.source, profile.hardware, profile.notes if profile.basis == "roofline" else "",
+        profile.basis, profile.run_id or (None if estimated else profile.id), profile.input_len, profile.output_len,
+        profile.gpus_per_replica, profile.source, profile.hardware, profile.notes if estimated else "",
     )  # fmt: skip
     return points, basis
 
@@ -198,55 +199,58 @@ def effective_slo(slo: dict[str, float], points: Sequence[ThroughputPoint]) -> t
     return effective, notes
 
 
-def self_host_row(profile: Profile, spec: SelfHost, index: int, load_run: RunLoader | None) -> dict[str, Any]:
+@dataclass(frozen=True)
+class ResolvedSetup:
+    """A self-host entry of a profile with its points found, its SLO made checkable, and its workload volumes."""
+
+    setup: SelfHostSetup
+    basis: PointsBasis
+    volumes: TokenVolumes
+    notes: list[str]
+
+
+def resolve_setup(profile: Profile, spec: SelfHost, index: int, load_run: RunLoader | None) -> ResolvedSetup:
     count = prompt_tokens_for(profile, spec.tokenizer)
     volumes: TokenVolumes = token_volumes(workload_for(profile, count.tokens))
     output_tokens = profile.output_tokens + profile.reasoning_tokens
     points, basis = throughput_points(spec, index, load_run, prompt_tokens=count.tokens, output_tokens=output_tokens)
-    gpus = (
-        basis.gpus_per_replica
-        if basis.gpus_per_replica and "gpus_per_replica" not in spec.model_fields_set
-        else spec.gpus_per_replica
-    )
+    given = "gpus_per_replica" in spec.model_fields_set
+    gpus = spec.gpus_per_replica if given or not basis.gpus_per_replica else basis.gpus_per_replica
     slo, slo_notes = effective_slo(spec.slo, points)
     setup = SelfHostSetup(
-        name=spec.name,
-        gpu_price_per_hour=spec.gpu_price_per_hour,
-        points=points,
-        gpus_per_replica=gpus,
-        slo=slo,
-        peak_to_average=spec.peak_to_average,
-        target_utilization=spec.target_utilization,
-        mode=spec.mode,
-    )
-    estimate = size_self_host(setup, volumes, days_per_month=profile.days_per_month)
-    point = estimate.operating_point
+        name=spec.name, gpu_price_per_hour=spec.gpu_price_per_hour, points=points, gpus_per_replica=gpus, slo=slo,
+        peak_to_average=spec.peak_to_average, target_utilization=spec.target_utilization, mode=spec.mode,
+    )  # fmt: skip
+    return ResolvedSetup(setup, basis, volumes, slo_notes + shape_warnings(basis, count.tokens, output_tokens))
+
+
+def self_host_row(profile: Profile, spec: SelfHost, index: int, load_run: RunLoader | None) -> dict[str, Any]:
+    resolved = resolve_setup(profile, spec, index, load_run)
+    estimate = size_self_host(resolved.setup, resolved.volumes, days_per_month=profile.days_per_month)
+    point, basis, met = estimate.operating_point, resolved.basis, estimate.meets_slo
     return {
         "name": spec.name,
         "gpu": spec.gpu,
         "mode": spec.mode,
-        "operating_point": None
-        if point is None
-        else {
-            "concurrency": point.concurrency,
-            "request_throughput": point.request_throughput,
-            "output_throughput": point.output_throughput,
-            **point.latency_ms,
+        "operating_point": None if point is None else {
+            "concurrency": point.concurrency, "request_throughput": point.request_throughput,
+            "output_throughput": point.output_throughput, **point.latency_ms,
         },
         "basis": basis.basis,
         "run_id": basis.run_id,
-        "gpus_per_replica": gpus,
+        "gpus_per_replica": resolved.setup.gpus_per_replica,
+        "gpu_price_per_hour": spec.gpu_price_per_hour,
         "hardware": basis.hardware or spec.gpu,
         "throughput_source": basis.source,
         "basis_note": basis.note,
-        "meets_slo": estimate.meets_slo,
+        "meets_slo": met,
         "replicas": estimate.replicas,
         "gpu_hours_per_day": estimate.gpu_hours_per_day,
-        "cost_per_day": estimate.cost_per_day if estimate.meets_slo else None,
-        "cost_per_month": estimate.cost_per_month if estimate.meets_slo else None,
-        "cost_per_million_tokens": estimate.cost_per_million_tokens if estimate.meets_slo else None,
-        "warnings": estimate.warnings + slo_notes + shape_warnings(basis, count.tokens, output_tokens),
-    }
+        "cost_per_day": estimate.cost_per_day if met else None,
+        "cost_per_month": estimate.cost_per_month if met else None,
+        "cost_per_million_tokens": estimate.cost_per_million_tokens if met else None,
+        "warnings": estimate.warnings + resolved.notes,
+    }  # fmt: skip
 
 
 def estimate(
