@@ -1,0 +1,88 @@
+"""The Monte Carlo bill band: it collapses onto api_bill without randomness and agrees with it in expectation."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from infercost.costmodel.api_bill import TokenPrices, api_bill
+from infercost.costmodel.montecarlo import DIRECT_CALLS_PER_DAY, bill_band
+from infercost.costmodel.workload import Workload
+from infercost.errors import InputError
+
+PRICES = TokenPrices(input_per_mtok=2.5, output_per_mtok=10.0, cached_input_per_mtok=1.25, long_context_threshold=2_000,
+                     long_context_input_per_mtok=5.0, long_context_output_per_mtok=15.0)  # fmt: skip
+FIXED = Workload(calls_per_day=1_000, prompt_tokens=1_200, output_tokens=300, cached_prompt_fraction=0.25)
+RANDOM = dataclasses.replace(FIXED, retry_rate=0.4, max_retries=3, truncation_rate=0.1)
+PROMPTS = np.array([200, 800, 1_500, 3_000])  # one record over the long-context threshold
+
+
+@pytest.mark.parametrize("calls", [999.5, DIRECT_CALLS_PER_DAY * 3])
+def test_without_randomness_the_band_collapses_onto_api_bill(calls):
+    workload = dataclasses.replace(FIXED, calls_per_day=calls)
+    band, bill = bill_band(workload, PRICES, simulations=200), api_bill(workload, PRICES)
+    for value in dataclasses.astuple(band.daily):
+        assert value == pytest.approx(float(bill.cost_per_day), rel=1e-12)
+    for value in dataclasses.astuple(band.monthly):
+        assert value == pytest.approx(float(bill.cost_per_month), rel=1e-12)
+
+
+@pytest.mark.parametrize("calls", [1_000, DIRECT_CALLS_PER_DAY * 20])
+def test_with_retries_and_truncations_the_mean_is_the_analytic_expectation(calls):
+    workload = dataclasses.replace(RANDOM, calls_per_day=calls)
+    band, bill = bill_band(workload, PRICES, simulations=500), api_bill(workload, PRICES)
+    assert band.daily.mean == pytest.approx(float(bill.cost_per_day), rel=0.003)  # one retry more or less: 1.6%
+    assert band.monthly.mean == pytest.approx(float(bill.cost_per_month), rel=0.003)
+    assert band.daily.p99 > band.daily.p50  # retries spread the bill
+
+
+def test_sampled_lengths_pay_long_context_rates_per_request():
+    band = bill_band(FIXED, PRICES, prompt_samples=PROMPTS, simulations=300)
+    short = api_bill(dataclasses.replace(FIXED, prompt_tokens=PROMPTS[:3, None]), PRICES).cost_per_day.sum()
+    long = api_bill(dataclasses.replace(FIXED, prompt_tokens=3_000), PRICES).cost_per_day
+    assert band.daily.mean == pytest.approx((short + long) / 4, rel=0.01)  # each record a quarter of the calls
+    mean_prompt = api_bill(dataclasses.replace(FIXED, prompt_tokens=PROMPTS.mean()), PRICES).cost_per_day
+    assert band.daily.mean > mean_prompt * 1.1  # the mean length (1,375) alone would never pay long-context rates
+
+
+@pytest.mark.parametrize("calls", [2_000, DIRECT_CALLS_PER_DAY * 4])
+def test_percentiles_are_ordered(calls):
+    band = bill_band(dataclasses.replace(RANDOM, calls_per_day=calls), PRICES, prompt_samples=PROMPTS,
+                     output_samples=[50, 300, 900], simulations=400)  # fmt: skip
+    for b in (band.daily, band.monthly):
+        assert b.p99 >= b.p90 >= b.p50 > 0
+
+
+def test_the_central_limit_theorem_agrees_with_drawing_every_call():
+    def band(calls):
+        return bill_band(dataclasses.replace(RANDOM, calls_per_day=calls), PRICES, prompt_samples=PROMPTS,
+                         simulations=1_000).daily  # fmt: skip
+
+    direct, clt = band(DIRECT_CALLS_PER_DAY - 1), band(DIRECT_CALLS_PER_DAY)
+    assert bill_band(dataclasses.replace(RANDOM, calls_per_day=DIRECT_CALLS_PER_DAY), PRICES).method == "clt"
+    assert clt.mean == pytest.approx(direct.mean, rel=0.005)
+    assert clt.p90 - clt.p50 == pytest.approx(direct.p90 - direct.p50, rel=0.2)  # sampling noise is about 10%
+    assert clt.p99 - clt.mean == pytest.approx(direct.p99 - direct.mean, rel=0.2)
+
+
+def test_the_same_seed_gives_the_same_band_and_another_seed_another():
+    def run(seed):
+        return bill_band(RANDOM, PRICES, prompt_samples=PROMPTS, simulations=200, seed=seed)
+
+    assert run(7).daily == run(7).daily and np.array_equal(run(7).monthly_bills, run(7).monthly_bills)
+    assert run(7).daily != run(8).daily
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"prompt_samples": []}, "prompt_samples"),
+    ({"output_samples": [10, -1]}, "output_samples"),
+    ({"simulations": 10}, "simulations"),
+])  # fmt: skip
+def test_bad_input_names_the_field(change, field):
+    with pytest.raises(InputError, match=f"^{field}:"):
+        bill_band(FIXED, PRICES, **change)
+
+
+def test_a_bad_workload_names_its_field():
+    with pytest.raises(InputError, match="^retry_rate:"):
+        bill_band(dataclasses.replace(FIXED, retry_rate=1.0), PRICES)
