@@ -10,7 +10,7 @@ import streamlit as st
 
 from infercost.compare import api_cost_curves, self_host_cost_curves
 from infercost.errors import InputError
-from infercost.estimate import estimate
+from infercost.estimate import estimate, run_loader
 from infercost.pricing import ApiPrice, bundled_api_prices, bundled_gpu_prices, merge, validate_entries
 from infercost.profile import parse_profile
 
@@ -33,13 +33,14 @@ def catalog_with(overrides: list[dict[str, Any]]) -> list[ApiPrice]:
 @st.cache_data(show_spinner="Pricing the workload…")
 def estimate_json(profile_json: str) -> dict[str, Any]:
     """The estimate for a profile document (a JSON string, so the cache key is exact)."""
-    return estimate(parse_profile(json.loads(profile_json)))
+    return estimate(parse_profile(json.loads(profile_json)), load_run=run_loader())
 
 
 @st.cache_data(show_spinner=False)
 def cost_curves(profile_json: str) -> pd.DataFrame:
     profile = parse_profile(json.loads(profile_json))
-    return pd.concat([api_cost_curves(profile, bundled_api_prices()), self_host_cost_curves(profile)], ignore_index=True)
+    curves = [api_cost_curves(profile, bundled_api_prices()), self_host_cost_curves(profile, load_run=run_loader())]
+    return pd.concat(curves, ignore_index=True)
 
 
 def show_input_error(error: InputError) -> None:
