@@ -25,7 +25,6 @@ from infercost.errors import InputError
 from infercost.estimate import (
     ResolvedSetup,
     RunLoader,
-    estimate,
     price_list,
     prompt_tokens_for,
     resolve_setup,
@@ -36,6 +35,7 @@ from infercost.profile import Profile
 from infercost.throughput import ThroughputProfile
 
 CURVE_POINTS = 60
+CURVE_COLUMNS = ["calls_per_day", "cost_per_month", "option"]
 
 
 def calls_axis(calls_per_day: float, *, points: int = CURVE_POINTS) -> np.ndarray:
@@ -62,15 +62,18 @@ def api_cost_curves(profile: Profile, catalog: Sequence[ApiPrice], *, points: in
     )
 
 
-def self_host_cost_curves(profile: Profile, *, points: int = CURVE_POINTS, **estimate_kwargs: Any) -> pd.DataFrame:
+def self_host_cost_curves(
+    profile: Profile, *, points: int = CURVE_POINTS, load_run: RunLoader | None = None
+) -> pd.DataFrame:
     """Cost per month against calls/day for each self-host setup: replicas step up with volume."""
-    rows = []
-    for calls in calls_axis(profile.calls_per_day, points=points):
-        varied = profile.model_copy(update={"calls_per_day": float(calls), "api_models": [], "prices": []})
-        for row in estimate(varied, catalog=[], **estimate_kwargs)["self_host"]:
-            if row["cost_per_month"] is not None:
-                rows.append({"calls_per_day": calls, "cost_per_month": row["cost_per_month"], "option": row["name"]})
-    return pd.DataFrame(rows, columns=["calls_per_day", "cost_per_month", "option"])
+    axis = calls_axis(profile.calls_per_day, points=points)
+    frames = []
+    for index, spec in enumerate(profile.self_host):
+        cost = self_host_cost_at(profile, resolve_setup(profile, spec, index, load_run))
+        monthly = [cost(float(calls)) for calls in axis]
+        frames.append(pd.DataFrame({"calls_per_day": axis, "cost_per_month": monthly, "option": spec.name}))
+    curves = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=CURVE_COLUMNS)
+    return curves[np.isfinite(curves["cost_per_month"].astype(float))]
 
 
 def options_table(result: dict[str, Any]) -> pd.DataFrame:
@@ -109,8 +112,8 @@ def self_host_cost_at(profile: Profile, resolved: ResolvedSetup) -> Callable[[fl
     def cost(calls: float) -> float:
         scale = calls / profile.calls_per_day
         volumes = TokenVolumes(*(getattr(resolved.volumes, f.name) * scale for f in fields(TokenVolumes)))
-        estimate = size_self_host(resolved.setup, volumes, days_per_month=profile.days_per_month)
-        return estimate.cost_per_month if estimate.meets_slo else math.inf
+        sized = size_self_host(resolved.setup, volumes, days_per_month=profile.days_per_month)
+        return sized.cost_per_month if sized.meets_slo else math.inf
 
     return cost
 
