@@ -156,25 +156,28 @@ def scenario_file(profile: Mapping[str, Any]) -> str:
 
 COMPARISON_COLUMNS = (
     "scenario", "kind", "option", "cost_per_day", "cost_per_month", "cost_per_call", "cost_per_million_tokens",
-    "tokenizer", "fidelity", "price_source", "price_as_of", "basis", "run_id", "meets_slo", "replicas",
-    "gpu_hours_per_day",
+    "provider", "tokenizer", "fidelity", "prompt_token_basis", "price_source", "price_as_of", "basis", "run_id",
+    "hardware", "throughput_source", "meets_slo", "replicas", "gpu_hours_per_day", "warnings",
 )  # fmt: skip
 
 
 def _option_rows(scenario: str, estimate: Mapping[str, Any]) -> list[dict[str, Any]]:
     """One row per API model and self-host setup; a self-host cost per call is its daily cost over the calls."""
     calls_per_day = float(estimate["profile"]["calls_per_day"])
-    rows = [{"scenario": scenario, "kind": "api", "option": row["model"], **row} for row in estimate["api"]]
+    rows = [{**row, "kind": "api", "option": row["model"]} for row in estimate["api"]]
     for row in estimate["self_host"]:
         per_day = row.get("cost_per_day")
         per_call = None if per_day is None else per_day / calls_per_day
-        rows.append(
-            {"scenario": scenario, "kind": "self_host", "option": row["name"], **row, "cost_per_call": per_call}
-        )
-    return rows
+        rows.append({**row, "kind": "self_host", "option": row["name"], "cost_per_call": per_call})
+    return [{**row, "scenario": scenario, "warnings": "; ".join(row.get("warnings", []))} for row in rows]
+
+
+def comparison_records(estimates: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Several estimate documents side by side as plain rows: one per scenario × option, with each figure's basis."""
+    rows = [row for name, estimate in estimates.items() for row in _option_rows(name, estimate)]
+    return [{column: row.get(column) for column in COMPARISON_COLUMNS} for row in rows]
 
 
 def compare_scenarios(estimates: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
-    """Several estimate documents side by side: one row per scenario × option, with the basis of each figure."""
-    rows = [row for name, estimate in estimates.items() for row in _option_rows(name, estimate)]
-    return pd.DataFrame(rows, columns=list(COMPARISON_COLUMNS))
+    """The comparison as a table (see ``comparison_records``) with cost per month, per call and per 1M tokens."""
+    return pd.DataFrame(comparison_records(estimates), columns=list(COMPARISON_COLUMNS))
