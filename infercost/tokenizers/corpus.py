@@ -12,6 +12,7 @@ as a whole is refused (``InputError``) when it is empty, binary, has no such col
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
@@ -266,34 +267,47 @@ def jsonl_records(source: Source, field: str | None, skip: Collector) -> Iterato
             yield line, value
 
 
+@contextlib.contextmanager
+def csv_reader(source: Source, errors: str) -> Iterator[Any]:
+    """A csv reader over the binary stream; detached afterwards so an uploaded file stays open for the next read."""
+    text = io.TextIOWrapper(source.stream, encoding="utf-8-sig", errors=errors, newline="")
+    try:
+        yield csv.reader(text, delimiter="\t" if source.name.lower().endswith(".tsv") else ",")
+    finally:
+        text.detach()
+
+
 def csv_records(source: Source, field: str | None, skip: Collector) -> Iterator[tuple[int, str]]:
     csv.field_size_limit(MAX_RECORD_BYTES)
     refuse_binary(source)
-    text = io.TextIOWrapper(source.stream, encoding="utf-8-sig", errors="surrogateescape", newline="")
-    delimiter = "\t" if source.name.lower().endswith(".tsv") else ","
-    reader = csv.reader(text, delimiter=delimiter)
-    header = next(reader, None)
-    if header is None:
-        raise InputError("file", f"{source.name}: file is empty")
-    if not field or field not in header:
-        raise InputError("field", f"{source.name}: no column {field!r} (columns: {', '.join(header)})")
-    column, previous_end = header.index(field), reader.line_num
+    with csv_reader(source, "surrogateescape") as reader:
+        header = next(reader, None)
+        if header is None:
+            raise InputError("file", f"{source.name}: file is empty")
+        if not field or field not in header:
+            raise InputError("field", f"{source.name}: no column {field!r} (columns: {', '.join(header)})")
+        column = header.index(field)
+        yield from csv_rows(reader, column, field, skip)
+
+
+def csv_rows(reader: Any, column: int, field: str, skip: Collector) -> Iterator[tuple[int, str]]:
+    """Rows after the header; a record's line is where it starts (quoted fields may span lines)."""
+    previous_end = reader.line_num
     while True:
         line = previous_end + 1
         try:
             row = next(reader)
         except StopIteration:
-            break
+            return
         except csv.Error as error:
             skip(line, f"malformed CSV: {error}")
-            previous_end = reader.line_num
             continue
-        previous_end = reader.line_num
+        finally:
+            previous_end = reader.line_num
         if len(row) <= column:
             skip(line, f"row has {len(row)} columns, {field!r} is column {column + 1}")
         elif (value := checked_text(row[column], line, skip)) is not None:
             yield line, value
-    text.detach()
 
 
 def checked_text(value: str, line: int, skip: Collector) -> str | None:
@@ -345,20 +359,24 @@ def prefetch(batches: Iterator[Batch], depth: int = 2) -> Iterator[Batch]:
     done = object()
     stop = threading.Event()
 
+    def offer(item: object) -> bool:
+        """Put unless the consumer has gone; a blocked put would hang its ``join``."""
+        while not stop.is_set():
+            try:
+                slots.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
     def produce() -> None:
         try:
             for batch in batches:
-                while not stop.is_set():
-                    try:
-                        slots.put(batch, timeout=0.1)
-                        break
-                    except queue.Full:
-                        continue
-                if stop.is_set():
+                if not offer(batch):
                     return
-            slots.put(done)
+            offer(done)
         except BaseException as error:  # handed to the consumer, which re-raises it
-            slots.put(error)
+            offer(error)
 
     worker = threading.Thread(target=produce, name="corpus-reader", daemon=True)
     worker.start()
@@ -475,11 +493,8 @@ def jsonl_fields(source: Source) -> list[str]:
 
 
 def csv_fields(source: Source) -> list[str]:
-    text = io.TextIOWrapper(source.stream, encoding="utf-8-sig", errors="replace", newline="")
-    delimiter = "\t" if source.name.lower().endswith(".tsv") else ","
-    header = next(csv.reader(text, delimiter=delimiter), [])
-    text.detach()
-    return header
+    with csv_reader(source, "replace") as reader:
+        return next(reader, [])
 
 
 def parquet_fields(source: Source) -> list[str]:

@@ -164,3 +164,10 @@ def test_whole_file_bad_input(tmp_path, content, match):
     path.write_bytes(content)
     with pytest.raises(InputError, match=match):
         count_text_file(path, "o200k_base")
+
+
+def test_abandoning_the_reader_midway_does_not_hang():
+    batches = (corpus.Batch([i], [str(i)], None) for i in range(1000))
+    stream = corpus.prefetch(batches, depth=1)
+    assert next(stream).texts == ["0"]
+    stream.close()  # joins the reader thread: it must notice and stop
