@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import statistics
-import time
 
 import numpy as np
 
+from bench.whatif_grid import median_seconds
 from infercost.costmodel.api_bill import TokenPrices, api_bill
 from infercost.costmodel.montecarlo import DIRECT_CALLS_PER_DAY, bill_band
 from infercost.costmodel.workload import Workload
@@ -26,15 +25,6 @@ PRICES = TokenPrices(2.5, 10.0, cached_input_per_mtok=1.25, long_context_thresho
 RNG = np.random.default_rng(0)
 PROMPTS = np.round(RNG.lognormal(7, 1, 5_000))
 OUTPUTS = np.round(RNG.lognormal(5.5, 0.7, 5_000))
-
-
-def median_seconds(function, repeats: int) -> float:
-    timings = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        function()
-        timings.append(time.perf_counter() - start)
-    return statistics.median(timings)
 
 
 def main() -> None:
