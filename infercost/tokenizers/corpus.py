@@ -263,7 +263,7 @@ def jsonl_records(source: Source, field: str | None, skip: Collector) -> Iterato
             skip(line, f"malformed JSON: {error.msg} at column {error.colno}")
             continue
         value = text_value(record, field, line, skip)
-        if value is not None:
+        if value is not None and (value := checked_text(value, line, skip)) is not None:
             yield line, value
 
 
@@ -311,7 +311,8 @@ def csv_rows(reader: Any, column: int, field: str, skip: Collector) -> Iterator[
 
 
 def checked_text(value: str, line: int, skip: Collector) -> str | None:
-    """CSV is decoded with ``surrogateescape`` so one bad byte does not end the file; such records are skipped."""
+    """Text that every tokenizer accepts: CSV decodes with ``surrogateescape`` so one bad byte does not end the file,
+    and JSON may escape a lone surrogate (``\\ud800``); such records are skipped."""
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:

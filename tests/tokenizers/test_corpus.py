@@ -70,13 +70,13 @@ def test_uploaded_file_object_works(tmp_path):
 def test_bad_records_are_skipped_with_line_and_reason(tmp_path):
     path = tmp_path / "mixed.jsonl"
     path.write_bytes(b'{"prompt": "good one"}\n{"prompt": 3}\n{oops\n{"prompt": "bad \xff byte"}\n'
-                     b'\n["not", "an", "object"]\n{"other": "x"}\n{"prompt": "good two"}\n')
-    stats = corpus_stats(path, field="prompt", tokenizer_ids=["o200k_base"])
+                     b'\n["not", "an", "object"]\n{"other": "x"}\n{"prompt": "lone \\ud800"}\n{"prompt": "good two"}\n')
+    stats = corpus_stats(path, field="prompt", tokenizer_ids=["o200k_base", "deepseek"])
     assert stats.records == 2
     reasons = {s.line: s.reason for s in stats.skipped}
-    assert sorted(reasons) == [2, 3, 4, 6, 7]
+    assert sorted(reasons) == [2, 3, 4, 6, 7, 8]
     assert "int, not text" in reasons[2] and "malformed JSON" in reasons[3] and "UTF-8" in reasons[4]
-    assert "not a JSON object" in reasons[6] and "no field 'prompt'" in reasons[7]
+    assert "not a JSON object" in reasons[6] and "no field 'prompt'" in reasons[7] and "UTF-8" in reasons[8]
     assert {s.file for s in stats.skipped} == {str(path)}
 
 
