@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -35,11 +34,12 @@ def streamlit_command(host: str, port: int) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> None:
+    """Replace this process with Streamlit's, so a stop signal reaches the server itself and leaves no orphan."""
     if not APP_SCRIPT.is_file():
         raise InputError("app", f"{APP_SCRIPT} not found: run from a checkout of the repository")
     if not 0 < args.port < 65536:
         raise InputError("--port", f"must be 1..65535, got {args.port}")
     print(f"infercost: http://{args.host}:{args.port}", file=sys.stderr)
-    completed = subprocess.run(streamlit_command(args.host, args.port), env=os.environ.copy(), check=False)
-    if completed.returncode not in (0, -2, 130):
-        raise SystemExit(completed.returncode)
+    sys.stderr.flush()
+    command = streamlit_command(args.host, args.port)
+    os.execv(command[0], command)
