@@ -144,8 +144,9 @@ def bill_band(workload: Workload, prices: TokenPrices, *, prompt_samples: ArrayL
     band collapses onto ``api_bill``. The same seed gives the same band.
     """
     workload.validate()
-    if np.ndim(workload.calls_per_day) != 0:
-        raise InputError("calls_per_day", "must be one number for a Monte Carlo band, not a grid")
+    grid_fields = [f.name for f in dataclasses.fields(workload) if np.ndim(getattr(workload, f.name)) != 0]
+    if grid_fields:
+        raise InputError(grid_fields[0], "must be one number for a Monte Carlo band, not a grid")
     if not (isinstance(simulations, int) and simulations >= 100):
         raise InputError("simulations", f"must be a whole number >= 100 (a P99 needs it), got {simulations!r}")
     samples = (_checked_samples("prompt_samples", prompt_samples), _checked_samples("output_samples", output_samples))

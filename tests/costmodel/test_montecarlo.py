@@ -83,6 +83,10 @@ def test_bad_input_names_the_field(change, field):
         bill_band(FIXED, PRICES, **change)
 
 
-def test_a_bad_workload_names_its_field():
-    with pytest.raises(InputError, match="^retry_rate:"):
-        bill_band(dataclasses.replace(FIXED, retry_rate=1.0), PRICES)
+@pytest.mark.parametrize("change, field", [
+    ({"retry_rate": 1.0}, "retry_rate"),
+    ({"prompt_tokens": np.array([1, 2])}, "prompt_tokens"),
+])  # fmt: skip
+def test_a_bad_workload_names_its_field(change, field):
+    with pytest.raises(InputError, match=f"^{field}:"):
+        bill_band(dataclasses.replace(FIXED, **change), PRICES)
