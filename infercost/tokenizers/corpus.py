@@ -119,8 +119,12 @@ class Source:
         try:
             return os.fstat(self.stream.fileno()).st_size or None
         except (AttributeError, OSError, io.UnsupportedOperation):
-            size = getattr(self.stream, "size", None)
-            return int(size) if size else None
+            if getattr(self.stream, "size", None):  # Streamlit's UploadedFile
+                return int(self.stream.size)
+            if hasattr(self.stream, "getbuffer"):  # io.BytesIO
+                with self.stream.getbuffer() as view:
+                    return view.nbytes or None
+            return None
 
     def fraction(self) -> float | None:
         try:
