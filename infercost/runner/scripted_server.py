@@ -88,6 +88,7 @@ class _Conn:
     hung: bool = False
     close_after: bool = False
     t_arrival: float = 0.0
+    auth: bool = False
 
 
 def _token_template(n: int, chat: bool) -> tuple[bytes, int]:
@@ -118,12 +119,14 @@ class ScriptedServer:
         self.heap: list[tuple[float, int, _Stream]] = []
         self.order = itertools.count()
         self.requests = 0
+        self.stopping = False
         self.log_path = log
         self.entries: list[dict] = []  # written at exit: writing while streaming would delay the sends
 
     # -- loop ---------------------------------------------------------------------------------------------------
     def serve_forever(self) -> None:
-        while True:
+        """Until ``stop()``: a signal handler only sets a flag, so no send is ever cut off from its log entry."""
+        while not self.stopping:
             timeout = 0.05
             if self.heap:
                 timeout = max(0.0, self.heap[0][0] - _clock() - SPIN_S)
@@ -174,6 +177,7 @@ class ScriptedServer:
         body, conn.inbuf = conn.inbuf[end + 4: end + 4 + length], conn.inbuf[end + 4 + length:]
         method, path = (head[0].split(" ") + ["", ""])[:2]
         conn.close_after = headers.get("connection", "").lower() == "close"
+        conn.auth = "authorization" in headers  # logged as a yes/no: the server never keeps a key either
         self._route(conn, method, path.split("?")[0], body, t_recv)
 
     # -- responses ----------------------------------------------------------------------------------------------
@@ -206,7 +210,7 @@ class ScriptedServer:
         words = prompt.split()
         n_out = int(request.get("max_tokens") or request.get("max_completion_tokens") or 16)
         entry = {"n": self.requests, "tag": words[0] if words else "", "t_recv": t_recv, "n_in": len(words),
-                 "n_out": 0, "fault": script.fault_for(self.requests), "chunks": []}
+                 "n_out": 0, "fault": script.fault_for(self.requests), "auth": conn.auth, "chunks": []}
         if entry["fault"] == "error":
             self._reply(conn, 500, {"error": {"message": "scripted failure"}})
             self._log(entry)
@@ -307,6 +311,9 @@ class ScriptedServer:
             self.sel.unregister(conn.sock)
             conn.sock.close()
 
+    def stop(self, *_: object) -> None:
+        self.stopping = True
+
     def _log(self, entry: dict) -> None:
         self.entries.append(entry)
 
@@ -385,18 +392,11 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     script = Script(**{f.name: getattr(args, f.name) for f in fields(Script)})
     server = ScriptedServer(script, host=args.host, port=args.port, log=args.log)
-    signal.signal(signal.SIGTERM, _exit)
+    signal.signal(signal.SIGTERM, server.stop)
+    signal.signal(signal.SIGINT, server.stop)
     print(f"READY http://{args.host}:{server.port}/v1", flush=True)
-    try:
-        server.serve_forever()
-    except (KeyboardInterrupt, SystemExit):
-        pass
-    finally:
-        server.write_log()
-
-
-def _exit(signum: int, frame: object) -> None:
-    raise SystemExit(0)
+    server.serve_forever()
+    server.write_log()
 
 
 if __name__ == "__main__":
