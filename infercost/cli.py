@@ -13,10 +13,10 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from infercost.commands import app, bench, estimate, prices, runs, serve, tokenizers, tokens
+from infercost.commands import app, bench, estimate, prices, report, runs, scenarios, serve, tokenizers, tokens
 from infercost.errors import InputError
 
-COMMANDS = (prices, estimate, app, serve, tokenizers, tokens, bench, runs)
+COMMANDS = (prices, estimate, app, serve, tokenizers, tokens, bench, runs, scenarios, report)
 
 
 class OneLineParser(argparse.ArgumentParser):

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from scenario_profiles import SELF_HOST
 
 from infercost.store import connect
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -36,3 +41,25 @@ def profile_file(tmp_path: Path, profile: dict) -> Path:
     path = tmp_path / "profile.json"
     path.write_text(json.dumps(profile), encoding="utf-8")
     return path
+
+
+@dataclass
+class Completed:
+    code: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture
+def cli(tmp_path: Path):
+    """``python -m infercost`` as a person runs it, in a real process, with its own database file."""
+    db = str(tmp_path / "cli.db")
+
+    def run(*args: str) -> Completed:
+        command = [sys.executable, "-m", "infercost", *args]
+        if args and args[0] in ("scenarios", "report"):
+            command += ["--db", db]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=ROOT)
+        return Completed(done.returncode, done.stdout, done.stderr)
+
+    return run
