@@ -21,7 +21,13 @@ from infercost.costmodel import (
     size_self_host,
     token_volumes,
 )
-from infercost.errors import InputError
+from infercost.costmodel.perfmodel import (
+    MeasuredPoint,
+    PerformanceModel,
+    fit_performance_model,
+    holdout_errors,
+    summarize_holdout,
+)
 from infercost.pricing import ApiPrice, bundled_api_prices, find_price, load_api_overrides, merge
 from infercost.pricing.catalog import validate_entries
 from infercost.profile import Profile, SelfHost, new_entry_defaults
@@ -152,15 +158,17 @@ def throughput_points(
         r = throughput.roofline
         profile = roofline_profile(r.model, r.gpu, dtype=r.dtype, gpus=r.gpus, input_len=prompt_tokens,
                                    output_len=output_tokens)  # fmt: skip
-    elif load_run is None:
-        raise InputError(f"self_host.{index}.throughput.run", "stored runs are not available here")
     else:
-        profile = load_run(str(throughput.run))
+        profile = (load_run or run_loader())(str(throughput.run))
     points = [
         ThroughputPoint(p["concurrency"], p["request_throughput"], p.get("output_throughput"), profile.latency_ms(p))
         for p in profile.points
         if p.get("request_throughput")
     ]
+    if profile.basis != "roofline" and shape_warnings_for(
+        profile.input_len, profile.output_len, prompt_tokens, output_tokens
+    ):
+        return fitted_points(profile, prompt_tokens, output_tokens)
     estimated = profile.basis == "roofline"
     basis = PointsBasis(
         profile.basis, profile.run_id or (None if estimated else profile.id), profile.input_len, profile.output_len,
@@ -169,16 +177,78 @@ def throughput_points(
     return points, basis
 
 
-def shape_warnings(basis: PointsBasis, prompt_tokens: float, output_tokens: float) -> list[str]:
+def carried_point(
+    model: PerformanceModel, point: MeasuredPoint, prompt_tokens: float, output_tokens: float
+) -> ThroughputPoint:
+    """A measured point carried to another token shape by the ratios the model predicts between the two shapes.
+
+    Carrying ratios, not replacing the point with the model, keeps what the model cannot know: a queue that builds
+    once an engine's batch is full shows in the measured point and stays in the carried one.
+    """
+    c = point.concurrency
+    there = model.predict(c, point.input_len, point.output_len)
+    here = model.predict(c, prompt_tokens, output_tokens)
+    speedup = here.request_throughput / there.request_throughput
+    latency = {"mean_ttft_ms": point.mean_ttft_ms, "mean_tpot_ms": point.mean_tpot_ms,
+               "p95_ttft_ms": point.p95_ttft_ms, "p95_tpot_ms": point.p95_tpot_ms}  # fmt: skip
+    ratios = {"ttft": here.mean_ttft_ms / there.mean_ttft_ms, "tpot": here.mean_tpot_ms / there.mean_tpot_ms}
+    carried = {name: value * ratios[name.split("_")[1]] for name, value in latency.items() if value is not None}
+    requests = point.request_throughput * speedup
+    return ThroughputPoint(c, requests, requests * output_tokens, carried)
+
+
+def fitted_points(
+    profile: ThroughputProfile, prompt_tokens: float, output_tokens: float
+) -> tuple[list[ThroughputPoint], PointsBasis]:
+    """Measured points carried to the workload's token shape by a performance model fitted to them.
+
+    The note gives the fit's leave-one-out error on the measured points and every assumption it had to make.
+    """
+    measured = [
+        MeasuredPoint(
+            p["concurrency"],
+            profile.input_len,
+            profile.output_len,
+            p["request_throughput"],
+            p.get("mean_ttft_ms"),
+            p.get("mean_tpot_ms") or p.get("mean_itl_ms"),
+            p.get("p95_ttft_ms"),
+            p.get("p95_tpot_ms"),
+        )  # fmt: skip
+        for p in profile.points
+        if p.get("request_throughput")
+    ]
+    model = fit_performance_model(measured)
+    points = [carried_point(model, p, prompt_tokens, output_tokens) for p in measured]
+    shape = f"{profile.input_len:,.0f} in / {profile.output_len:,.0f} out"
+    note = f"{len(measured)} {profile.basis} points at {shape}, carried to this shape by a fitted performance model"
+    if len(measured) >= 2:
+        worst = summarize_holdout(holdout_errors(measured)).median_abs_error.get("request_throughput")
+        if worst is not None:
+            note += f" (leave-one-out median error of requests/s: {worst:.0%})"
+    if model.assumptions:
+        note += "; assumed: " + "; ".join(model.assumptions)
+    basis = PointsBasis("fitted", profile.run_id or profile.id, prompt_tokens, output_tokens, profile.gpus_per_replica,
+                        profile.source, profile.hardware, note)  # fmt: skip
+    return points, basis
+
+
+def shape_warnings_for(
+    input_len: float | None, output_len: float | None, prompt_tokens: float, output_tokens: float
+) -> list[str]:
     """Measured points hold for the token shape they were measured at; say so where the workload differs."""
     notes = []
-    shapes = (("input", basis.input_len, prompt_tokens), ("output", basis.output_len, output_tokens))
+    shapes = (("input", input_len, prompt_tokens), ("output", output_len, output_tokens))
     for label, measured, wanted in shapes:
         if measured and abs(wanted - measured) > SHAPE_TOLERANCE * measured:
             notes.append(
                 f"measured at {label} length {measured:,.0f}, the workload has {wanted:,.0f}: throughput may differ"
             )
     return notes
+
+
+def shape_warnings(basis: PointsBasis, prompt_tokens: float, output_tokens: float) -> list[str]:
+    return shape_warnings_for(basis.input_len, basis.output_len, prompt_tokens, output_tokens)
 
 
 # Where a table does not report an SLO's statistic, the nearest one it does report stands in, with a note.

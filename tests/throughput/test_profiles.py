@@ -1,0 +1,108 @@
+"""Throughput profiles from bundled files, stored runs and roofline estimates, and the estimate built on them."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from infercost.costmodel import ThroughputPoint
+from infercost.errors import InputError
+from infercost.estimate import effective_slo, estimate, run_loader
+from infercost.profile import parse_profile
+from infercost.runner.scripted_server import Script, running
+from infercost.throughput import bundled_profiles, find_profile, roofline_profile
+
+
+def test_bundled_profiles_carry_their_basis_and_source():
+    profiles = bundled_profiles()
+    assert profiles
+    for profile in profiles:
+        assert profile.basis in {"measured", "published"}
+        assert profile.points and profile.id.startswith(f"{profile.basis}:")
+        if profile.basis == "published":
+            assert profile.source.startswith("http") and profile.as_of
+
+
+def test_an_unknown_bundled_profile_names_the_known_ones():
+    with pytest.raises(InputError, match="bundled:"):
+        find_profile("published:nope")
+
+
+def workload(throughput, **extra):
+    spec = {"name": "setup", "gpu_price_per_hour": 2.0, "throughput": throughput} | extra
+    return parse_profile({"calls_per_day": 50_000, "prompt_tokens": 100, "output_tokens": 20, "api_models": [],
+                          "self_host": [spec]})  # fmt: skip
+
+
+@pytest.mark.slow
+def test_a_stored_sweep_becomes_the_estimates_measured_basis(tmp_path):
+    db = tmp_path / "runs.db"
+    with running(Script(ttft_ms=5, gap_us=2000)) as base_url:
+        done = subprocess.run(
+            [sys.executable, "-m", "infercost", "bench", "--backend", "openai", "--base-url", base_url, "--model", "m",
+             "--concurrency", "1,4", "--requests", "8", "--warmup", "1", "--input-tokens", "100", "--output-tokens", "20",
+             "--db", str(db), "--json"], capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    bench = json.loads(done.stdout)
+    result = estimate(workload({"run": bench["run_id"]}), load_run=run_loader(db))
+    (row,) = result["self_host"]
+    assert row["basis"] == "measured" and row["run_id"] == bench["run_id"]
+    best = max(bench["levels"], key=lambda level: level["request_throughput"])
+    assert row["operating_point"]["request_throughput"] == pytest.approx(best["request_throughput"])
+    assert row["warnings"] == []  # measured at the workload's own shape
+
+
+def test_a_roofline_estimate_says_it_is_one_and_what_calibrated_it():
+    profile = roofline_profile("llama-3.1-8b", "H100 SXM", input_len=1000, output_len=200)
+    assert profile.basis == "roofline" and "roofline" in profile.notes
+    throughputs = [p["request_throughput"] for p in profile.points]
+    assert throughputs == sorted(throughputs)  # more concurrency, more requests/s, up to memory
+    row = estimate(workload({"roofline": {"model": "llama-3.1-8b", "gpu": "H100 SXM"}}))["self_host"][0]
+    assert row["basis"] == "roofline" and row["run_id"] is None and row["basis_note"]
+
+
+def test_roofline_drops_concurrencies_whose_kv_cache_does_not_fit():
+    small = roofline_profile("llama-3.1-70b", "L4", gpus=8, input_len=8000, output_len=1000)
+    large = roofline_profile("llama-3.1-70b", "H200", gpus=8, input_len=8000, output_len=1000)
+    assert max(p["concurrency"] for p in small.points) < max(p["concurrency"] for p in large.points)
+
+
+@pytest.mark.parametrize(("field", "value", "message"), [("gpu", "TPU v9", "no datasheet"),
+                                                         ("model", "gpt-4o", "unknown architecture")])  # fmt: skip
+def test_roofline_for_unknown_hardware_or_models_names_the_field(field, value, message):
+    roofline = {"model": "llama-3.1-8b", "gpu": "H100 SXM"} | {field: value}
+    with pytest.raises(InputError, match=message):
+        estimate(workload({"roofline": roofline}))
+
+
+def test_an_slo_statistic_a_table_lacks_is_checked_against_the_nearest_it_has():
+    points = [ThroughputPoint(1, 1.0, latency_ms={"mean_ttft_ms": 50, "mean_itl_ms": 10})]
+    slo, notes = effective_slo({"p95_ttft_ms": 100, "p95_tpot_ms": 20}, points)
+    assert slo == {"mean_ttft_ms": 100, "mean_itl_ms": 20}
+    assert len(notes) == 2 and "mean_itl_ms" in notes[1]
+    exact, none = effective_slo({"mean_ttft_ms": 100}, points)
+    assert exact == {"mean_ttft_ms": 100} and none == []
+
+
+def nim_8b() -> str:
+    return next(p.id for p in bundled_profiles() if "fp8-200in-1000out" in p.id)
+
+
+def test_points_at_the_workloads_own_shape_are_used_as_published():
+    row = estimate(workload({"run": nim_8b()}).model_copy(update={"prompt_tokens": 200, "output_tokens": 1000}))
+    assert row["self_host"][0]["basis"] == "published"
+
+
+def test_another_shape_is_carried_by_the_fitted_model_and_says_so():
+    base = workload({"run": nim_8b()})
+    short = estimate(base.model_copy(update={"prompt_tokens": 200, "output_tokens": 250}))["self_host"][0]
+    long = estimate(base.model_copy(update={"prompt_tokens": 200, "output_tokens": 4000}))["self_host"][0]
+    assert short["basis"] == long["basis"] == "fitted"
+    assert "carried to this shape" in short["basis_note"] and "leave-one-out" in short["basis_note"]
+    # a quarter of the output: several times the requests per second; four times the output: fewer
+    published = {p["concurrency"]: p["request_throughput"] for p in find_profile(nim_8b()).points}
+    c = short["operating_point"]["concurrency"]
+    assert short["operating_point"]["request_throughput"] > 2.5 * published[c]
+    assert long["operating_point"]["request_throughput"] < published[long["operating_point"]["concurrency"]]
