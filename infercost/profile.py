@@ -132,6 +132,9 @@ class Profile(_Strict):
             raise ValueError('"prompt_chars" needs "language" (e.g. "en", "zh-Hans", "code")')
         if self.cached_prompt_fraction + self.cache_write_fraction > 1:
             raise ValueError("cached_prompt_fraction + cache_write_fraction must not exceed 1")
+        names = [setup.name for setup in self.self_host]
+        if len(set(names)) != len(names):
+            raise ValueError(f"self_host names must differ; {sorted({n for n in names if names.count(n) > 1})} repeat")
         return self
 
 

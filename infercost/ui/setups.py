@@ -33,6 +33,14 @@ def owned_price(hardware: OwnedHardware) -> tuple[float, str]:
     return cost.total_per_gpu_hour, note
 
 
+def unique_name(name: str, taken: Sequence[str]) -> str:
+    """Setups are told apart by name in every table and chart."""
+    candidate, n = name, 2
+    while candidate in taken:
+        candidate, n = f"{name} #{n}", n + 1
+    return candidate
+
+
 def setup_spec(
     name: str, throughput: dict[str, Any], price_per_hour: float, common: Mapping[str, Any]
 ) -> dict[str, Any]:
@@ -45,6 +53,7 @@ def default_setups(profiles: Sequence[ThroughputProfile], common: Mapping[str, A
     roofline = {"roofline": {"model": "llama-3.1-8b", "gpu": "H100 SXM"}}
     setups = [setup_spec("llama-3.1-8b · 1× H100 SXM (roofline)", roofline, rented_price("H100 SXM")[0], common)]
     for profile in profiles:
-        name = f"{profile.model.split('/')[-1]} · {profile.gpus_per_replica}× {profile.hardware} ({profile.basis})"
+        shape = f"{profile.input_len:,.0f}/{profile.output_len:,.0f} tokens"
+        name = f"{profile.model.split('/')[-1]} · {profile.gpus_per_replica}× {profile.hardware} · {profile.dtype} · {shape} ({profile.basis})"
         setups.append(setup_spec(name, {"run": profile.id}, rented_price(profile.hardware)[0], common))
     return setups

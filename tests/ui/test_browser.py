@@ -33,3 +33,30 @@ def test_the_bill_table_and_charts_render(page):
     page.locator("[data-testid=stDataFrame]:visible").first.wait_for(timeout=60_000)
     page.locator(".js-plotly-plot").first.wait_for(timeout=60_000)
     assert page.get_by_test_id("stException").count() == 0
+
+
+def not_blank(png: bytes) -> bool:
+    """A rendered table or chart has many colours; a blank or failed render has one or two."""
+    import io
+
+    from PIL import Image
+
+    return len(Image.open(io.BytesIO(png)).convert("RGB").getcolors(maxcolors=1_000_000) or []) > 20
+
+
+def test_the_comparison_page_shows_its_table_and_charts(page, app_url, tmp_path):
+    page.goto(f"{app_url}/compare")
+    page.get_by_text("Every option, one table").wait_for(timeout=90_000)
+    table = page.locator("[data-testid=stDataFrame]:visible").first
+    table.wait_for(timeout=60_000)
+    chart = page.locator(".js-plotly-plot:visible").first
+    chart.wait_for(timeout=60_000)
+    page.wait_for_timeout(1500)  # let the canvas grid and plotly finish drawing
+    assert not_blank(table.screenshot(path=str(tmp_path / "table.png")))
+    assert not_blank(chart.screenshot(path=str(tmp_path / "chart.png")))
+    page.get_by_role("tab", name="Against volume (break-even)").click()
+    curves = page.locator(".js-plotly-plot:visible").first
+    curves.wait_for(timeout=60_000)
+    page.wait_for_timeout(1000)
+    assert not_blank(curves.screenshot())
+    assert page.get_by_test_id("stException").count() == 0

@@ -24,7 +24,7 @@ from infercost.ui.cached import (
     throughput_profiles,
     tornado_bars,
 )
-from infercost.ui.setups import DEFAULT_SLO, default_setups, owned_price, rented_price, setup_spec
+from infercost.ui.setups import DEFAULT_SLO, default_setups, owned_price, rented_price, setup_spec, unique_name
 from infercost.ui.state import init_state, profile_document
 
 init_state(st.session_state, [entry["id"] for entry in catalog_json()])
@@ -45,7 +45,7 @@ with st.expander("Self-host settings", expanded=False):
     common = {"slo": slo, "mode": "always_on",
               "peak_to_average": c.number_input("Peak / average", 1.0, 100.0, 2.0, key="cmp_peak"),
               "target_utilization": d.number_input("Target utilization", 0.05, 1.0, 0.8, key="cmp_util")}  # fmt: skip
-    with_elastic = st.toggle("Also show each setup autoscaled (elastic)", value=True, key="cmp_elastic")
+    with_elastic = st.toggle("Also show each setup autoscaled (elastic)", value=False, key="cmp_elastic")
 s.setdefault("compare_setups", default_setups([p for p in profiles if p.basis != "measured" or p.run_id is None], {}))
 
 with st.expander("Add a self-host setup (rented or owned)"):
@@ -89,6 +89,7 @@ with st.expander("Add a self-host setup (rented or owned)"):
         st.caption(f"{note} = **${price:.2f} per GPU-hour**")
         label += " · owned"
     if st.button("Add setup", key="cmp_add"):
+        label = unique_name(label, [setup["name"] for setup in s["compare_setups"]])
         s["compare_setups"] = [*s["compare_setups"], setup_spec(label, throughput, price, {})]
 
 names = [setup["name"] for setup in s["compare_setups"]]
