@@ -2,7 +2,12 @@
 
 from infercost.costmodel.api_bill import ApiBill, TokenPrices, api_bill, bill_warnings, cost_per_day
 from infercost.costmodel.montecarlo import Band, BillBand, bill_band
-from infercost.costmodel.owned import CostBreakdown, OwnedHardware, energy_kwh_per_million_tokens, owned_cost_per_gpu_hour
+from infercost.costmodel.owned import (
+    CostBreakdown,
+    OwnedHardware,
+    energy_kwh_per_million_tokens,
+    owned_cost_per_gpu_hour,
+)
 from infercost.costmodel.perfmodel import MeasuredPoint, PerformanceModel, fit_performance_model, holdout_errors
 from infercost.costmodel.selfhost import (
     SelfHostEstimate,
