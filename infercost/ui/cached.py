@@ -5,14 +5,17 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
-from infercost.compare import api_cost_curves, self_host_cost_curves
+from infercost.compare import api_cost_curves, api_tornado, break_even_table, self_host_cost_curves, self_host_tornado
+from infercost.costmodel.montecarlo import bill_band
 from infercost.errors import InputError
-from infercost.estimate import estimate, run_loader
-from infercost.pricing import ApiPrice, bundled_api_prices, bundled_gpu_prices, merge, validate_entries
+from infercost.estimate import estimate, price_list, prompt_tokens_for, resolve_setup, run_loader, workload_for
+from infercost.pricing import ApiPrice, bundled_api_prices, bundled_gpu_prices, find_price, merge, validate_entries
 from infercost.profile import parse_profile
+from infercost.throughput import ThroughputProfile, bundled_profiles, stored_profiles
 
 
 @st.cache_data(show_spinner=False)
@@ -45,3 +48,41 @@ def cost_curves(profile_json: str) -> pd.DataFrame:
 
 def show_input_error(error: InputError) -> None:
     st.error(f"Please check **{error.field}**: {error.reason}", icon="⚠️")
+
+
+@st.cache_data(show_spinner="Finding break-even volumes…")
+def break_evens(profile_json: str) -> pd.DataFrame:
+    return break_even_table(parse_profile(json.loads(profile_json)), bundled_api_prices(), run_loader())
+
+
+@st.cache_data(show_spinner=False)
+def tornado_bars(profile_json: str, option: str) -> pd.DataFrame:
+    """The tornado of one option (an API model id or a self-host setup name) as a table."""
+    profile = parse_profile(json.loads(profile_json))
+    names = [spec.name for spec in profile.self_host]
+    if option in names:
+        index = names.index(option)
+        bars = self_host_tornado(profile, resolve_setup(profile, profile.self_host[index], index, run_loader()))
+    else:
+        prices, _ = price_list(profile, bundled_api_prices())
+        bars = api_tornado(profile, find_price(prices, option))
+    return pd.DataFrame([bar.__dict__ for bar in bars])
+
+
+@st.cache_data(show_spinner="Simulating the bill…")
+def bill_band_json(profile_json: str, model_id: str, prompt_samples: tuple[float, ...] | None) -> dict[str, Any]:
+    """P50/P90/P99 of the daily and monthly bill, from sampled prompt lengths where the person has them."""
+    profile = parse_profile(json.loads(profile_json))
+    prices, _ = price_list(profile, bundled_api_prices())
+    price = find_price(prices, model_id)
+    workload = workload_for(profile, prompt_tokens_for(profile, price.tokenizer).tokens)
+    samples = np.asarray(prompt_samples, dtype=float) if prompt_samples else None
+    band = bill_band(workload, price.token_prices(), prompt_samples=samples, simulations=2000, seed=0)
+    return {"daily": band.daily.__dict__, "monthly": band.monthly.__dict__, "method": band.method,
+            "monthly_bills": band.monthly_bills.tolist()}  # fmt: skip
+
+
+@st.cache_data(show_spinner=False)
+def throughput_profiles() -> list[ThroughputProfile]:
+    """Bundled profiles and this person's stored runs (stored runs first: measured here beats published)."""
+    return [*stored_profiles(), *bundled_profiles()]
