@@ -9,6 +9,7 @@ keep_widget_state(st.session_state)
 pages = [
     st.Page("infercost/ui/pages/bill.py", title="Workload and bill", icon=":material/receipt_long:", default=True),
     st.Page("infercost/ui/pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
+    st.Page("infercost/ui/pages/scenarios.py", title="Scenarios", icon=":material/bookmarks:"),
     st.Page("infercost/ui/pages/prices.py", title="Prices", icon=":material/sell:"),
     st.Page("infercost/ui/pages/tokens.py", title="Tokens", icon=":material/token:"),
     st.Page("infercost/ui/pages/methodology.py", title="Methodology", icon=":material/functions:"),

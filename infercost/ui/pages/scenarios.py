@@ -1,0 +1,164 @@
+"""What-if scenarios: save the form under a name, load, copy, rename, delete, compare side by side, share and export."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable
+from contextlib import closing
+from urllib.parse import urlencode
+
+import pandas as pd
+import plotly.express as px
+import streamlit as st
+
+from infercost.errors import InputError
+from infercost.home import default_db_path
+from infercost.report import EXTENSIONS, FORMATS, MEDIA_TYPES, render_report
+from infercost.scenarios import (
+    apply_query_params,
+    compare_scenarios,
+    load_into_state,
+    profile_to_query,
+    scenario_file,
+)
+from infercost.store import (
+    connect,
+    delete_scenario,
+    duplicate_scenario,
+    list_scenarios,
+    rename_scenario,
+    save_scenario,
+)
+from infercost.ui.cached import catalog_json, estimate_json, show_input_error
+from infercost.ui.state import init_state, profile_document
+
+FLASH = "scenario_flash"  # a message that survives the rerun after a change to the list
+SHOWN = ["scenario", "option", "kind", "cost_per_month", "cost_per_call", "cost_per_million_tokens", "fidelity",
+         "basis", "price_as_of"]  # fmt: skip
+MONEY = {
+    "cost_per_month": st.column_config.NumberColumn("US$/month", format="$%.2f"),
+    "cost_per_call": st.column_config.NumberColumn("US$/call", format="$%.6f"),
+    "cost_per_million_tokens": st.column_config.NumberColumn("US$/1M tokens", format="$%.3f"),
+}
+
+
+def database() -> closing[sqlite3.Connection]:
+    return closing(connect(default_db_path()))
+
+
+def change(action: Callable[[sqlite3.Connection], object], message: str) -> None:
+    """Run a store action; on success keep the message for the rerun that shows the new list."""
+    try:
+        with database() as db:
+            action(db)
+    except InputError as error:
+        show_input_error(error)
+        return
+    st.session_state[FLASH] = message
+    st.rerun()
+
+
+def summary_row(scenario: dict) -> dict:
+    """What tells saved scenarios apart at a glance."""
+    profile = scenario["profile"]
+    shown = {key: profile.get(key) for key in ("calls_per_day", "prompt_tokens", "output_tokens", "retry_rate")}
+    return {"name": scenario["name"], **shown, "models": len(profile.get("api_models") or []),
+            "self-host setups": len(profile.get("self_host") or []), "notes": scenario["notes"],
+            "updated": scenario["updated_at"]}  # fmt: skip
+
+
+def profile_json(profile: dict) -> str:
+    return json.dumps(profile, sort_keys=True, default=str)
+
+
+def downloads(document: dict, stem: str, key: str) -> None:
+    """One download button per report format."""
+    for column, fmt in zip(st.columns(len(FORMATS)), FORMATS, strict=True):
+        column.download_button(f"Report ({fmt})", render_report(document, fmt), file_name=f"{stem}.{EXTENSIONS[fmt]}",
+                               mime=MEDIA_TYPES[fmt], key=f"{key}_{fmt}")  # fmt: skip
+
+
+catalog = catalog_json()
+yours = [entry["id"] for entry in st.session_state.get("price_overrides", [])]
+init_state(st.session_state, list(dict.fromkeys([entry["id"] for entry in catalog] + yours)))
+try:
+    apply_query_params(st.session_state, st.query_params)  # a shared link opened on this page
+except InputError as error:
+    show_input_error(error)
+
+st.title("Scenarios")
+st.caption("Save the workload form under a name, change one thing, and compare. Scenarios live in "
+           f"`{default_db_path()}`; share one as a link or a file.")  # fmt: skip
+if message := st.session_state.pop(FLASH, None):
+    st.success(message)
+
+current = profile_document(st.session_state)
+with st.container(border=True):
+    st.subheader("The current form")
+    st.session_state.setdefault("scenario_name", str(st.session_state.get("name") or "my-workload"))
+    left, right = st.columns([1, 2])
+    name = left.text_input("Scenario name", key="scenario_name")
+    notes = right.text_input("Notes", key="scenario_notes", placeholder="what this scenario assumes")
+    if st.button("Save scenario", key="save_scenario", type="primary"):
+        scenario = {**current, "name": name.strip()}
+        change(lambda db: save_scenario(db, name, scenario, notes=notes or None), f"Saved {name!r}.")
+    try:
+        st.download_button("Scenario file (JSON)", scenario_file(current), file_name=f"{name or 'scenario'}.json",
+                           mime="application/json", key="download_scenario_file",
+                           help="A profile file: python -m infercost estimate FILE reads it as it is.")  # fmt: skip
+        downloads(estimate_json(profile_json(current)), name or "report", "download_current")
+    except InputError as error:
+        show_input_error(error)
+    query = profile_to_query(current)
+    base = (st.context.url or "http://127.0.0.1:8501/scenarios").removesuffix("/scenarios") + "/"
+    st.markdown("**Share as a link** (opens the app with this form filled in)")
+    st.code(f"{base}?{urlencode(query)}", language=None)
+    if st.button("Put it in the address bar", key="share_in_url"):
+        st.query_params.from_dict(query)
+
+with database() as db:
+    saved = list_scenarios(db)
+names = [scenario["name"] for scenario in saved]
+
+st.subheader("Saved scenarios")
+if not saved:
+    st.info("No saved scenarios yet: name the current form above and save it.")
+    st.stop()
+st.dataframe(pd.DataFrame([summary_row(s) for s in saved]), hide_index=True, key="scenario_table")
+chosen = st.selectbox("Scenario", names, key="scenario_selected")
+profile = next(s["profile"] for s in saved if s["name"] == chosen)
+load, copy, rename, delete = st.columns(4)
+if load.button("Load into the form", key="load_scenario"):
+    load_into_state(st.session_state, profile)
+    st.session_state[FLASH] = f"Loaded {chosen!r}: open Workload and bill to see its bill."
+    st.rerun()
+new_name = copy.text_input("New name", key="scenario_new_name", placeholder=f"{chosen} (copy)")
+if copy.button("Duplicate", key="duplicate_scenario"):
+    target = new_name or f"{chosen} (copy)"
+    change(lambda db: duplicate_scenario(db, chosen, target), f"Copied {chosen!r} to {target!r}.")
+if rename.button("Rename to the new name", key="rename_scenario", disabled=not new_name):
+    change(lambda db: rename_scenario(db, chosen, new_name), f"Renamed {chosen!r} to {new_name!r}.")
+if delete.button("Delete", key="delete_scenario"):
+    change(lambda db: delete_scenario(db, chosen), f"Deleted {chosen!r}.")
+st.download_button("Scenario file (JSON)", json.dumps(profile, indent=2, ensure_ascii=False) + "\n",
+                   file_name=f"{chosen}.json", mime="application/json", key="download_saved_file")  # fmt: skip
+
+st.subheader("Compare side by side")
+picked = st.multiselect("Scenarios to compare", names, default=names[:2], key="compare_names")
+if len(picked) < 2:
+    st.info("Pick two or more scenarios.")
+    st.stop()
+estimates = {}
+for scenario in picked:
+    try:
+        estimates[scenario] = estimate_json(profile_json(next(s["profile"] for s in saved if s["name"] == scenario)))
+    except InputError as error:
+        show_input_error(error)
+comparison = compare_scenarios(estimates)
+st.dataframe(comparison[SHOWN], hide_index=True, column_config=MONEY, key="comparison_table")
+bars = comparison.dropna(subset=["cost_per_month"])
+figure = px.bar(bars, x="option", y="cost_per_month", color="scenario", barmode="group",
+                labels={"cost_per_month": "US$ per month", "option": ""})  # fmt: skip
+st.plotly_chart(figure, key="comparison_chart")
+downloads(estimates, "comparison", "download_comparison")
