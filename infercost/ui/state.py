@@ -36,7 +36,9 @@ SELF_HOST_DEFAULT_POINTS = [  # an example a person replaces with their own meas
     {"concurrency": 32, "request_throughput": 7.5, "output_throughput": 2250.0, "p95_ttft_ms": 260.0, "p95_tpot_ms": 14.0},
     {"concurrency": 64, "request_throughput": 11.0, "output_throughput": 3300.0, "p95_ttft_ms": 700.0, "p95_tpot_ms": 19.0},
 ]
-PERSISTENT_KEYS = (*WORKLOAD_DEFAULTS, "api_models", "price_overrides", "self_host", "prompt_distribution")
+PROMPT_IN_CHARACTERS = "characters of a language"
+PERSISTENT_KEYS = (*WORKLOAD_DEFAULTS, "api_models", "price_overrides", "self_host", "prompt_distribution",
+                   "prompt_unit", "prompt_chars", "language")  # fmt: skip
 
 
 def default_models(available: Sequence[str]) -> list[str]:
@@ -63,6 +65,9 @@ def keep_widget_state(state: MutableMapping[str, Any]) -> None:
 def profile_document(state: MutableMapping[str, Any]) -> dict[str, Any]:
     """The workload profile (DESIGN.md) that the current form describes."""
     document = {key: state[key] for key in WORKLOAD_DEFAULTS if key in state}
+    if state.get("prompt_unit") == PROMPT_IN_CHARACTERS:  # each model then counts with its own tokenizer
+        del document["prompt_tokens"]
+        document |= {"prompt_chars": state.get("prompt_chars", 4000), "language": state.get("language", "en")}
     document["api_models"] = list(state.get("api_models", []))
     document["prices"] = list(state.get("price_overrides", []))
     document["self_host"] = list(state.get("self_host", []))

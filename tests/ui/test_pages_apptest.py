@@ -60,3 +60,13 @@ def test_methodology_page_states_the_semantics():
     at = page("infercost/ui/pages/methodology.py").run()
     assert not at.exception
     assert "every attempt is billed in full" in at.markdown[0].value.lower()
+
+
+def test_a_prompt_in_characters_is_counted_per_model_and_language():
+    at = page("infercost/ui/pages/bill.py").run()
+    at.radio(key="prompt_unit").set_value("characters of a language").run()
+    at.selectbox(key="language").set_value("hi").run()
+    assert not at.exception
+    table = next(frame.value for frame in at.dataframe if "prompt_tokens" in frame.value.columns)
+    by_model = dict(zip(table["model"], table["prompt_tokens"], strict=True))
+    assert len(set(by_model.values())) > 1  # Hindi costs different tokens on different tokenizers

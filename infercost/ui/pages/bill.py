@@ -10,7 +10,8 @@ import streamlit as st
 
 from infercost.errors import InputError
 from infercost.ui.cached import catalog_json, cost_curves, estimate_json, gpu_prices_json, show_input_error
-from infercost.ui.state import SELF_HOST_DEFAULT_POINTS, init_state, profile_document
+from infercost.tokenizers import LANGUAGE_NAMES, LANGUAGES
+from infercost.ui.state import PROMPT_IN_CHARACTERS, SELF_HOST_DEFAULT_POINTS, init_state, profile_document
 
 catalog = catalog_json()
 yours = [entry["id"] for entry in st.session_state.get("price_overrides", [])]
@@ -24,7 +25,14 @@ with st.container(border=True):
     st.subheader("Workload")
     left, middle, right = st.columns(3)
     left.number_input("Calls per day", min_value=1, max_value=10**12, step=1000, key="calls_per_day")
-    left.number_input("Prompt tokens per call", min_value=0, max_value=10**8, step=100, key="prompt_tokens")
+    unit = left.radio("Prompt length in", ["tokens", PROMPT_IN_CHARACTERS], horizontal=True, key="prompt_unit",
+                      help="Characters: each model's tokens are counted with its own tokenizer, per language.")  # fmt: skip
+    if unit == PROMPT_IN_CHARACTERS:
+        left.number_input("Prompt characters per call", min_value=0, max_value=10**9, value=4000, step=500,
+                          key="prompt_chars")  # fmt: skip
+        left.selectbox("Language", LANGUAGES, key="language", format_func=lambda code: LANGUAGE_NAMES.get(code, code))
+    else:
+        left.number_input("Prompt tokens per call", min_value=0, max_value=10**8, step=100, key="prompt_tokens")
     left.number_input("Output tokens per call", min_value=0, max_value=10**8, step=50, key="output_tokens")
     left.number_input("Reasoning tokens per call", min_value=0, max_value=10**8, step=100, key="reasoning_tokens",
                       help="Hidden thinking tokens, billed as output.")  # fmt: skip
@@ -90,7 +98,7 @@ if not api.empty:
     m1.caption(f"{cheapest['model']} · ${cheapest['cost_per_million_tokens']:.3f} per 1M tokens")
     m2.metric("Input tokens per day", f"{cheapest['input_tokens_per_day']:,.0f}")
     m3.metric("Output tokens per day", f"{cheapest['output_tokens_per_day']:,.0f}")
-    shown = api[["model", "provider", "tokenizer", "fidelity", "cost_per_day", "cost_per_month", "cost_per_call",
+    shown = api[["model", "provider", "tokenizer", "fidelity", "prompt_tokens", "cost_per_day", "cost_per_month", "cost_per_call",
                  "cost_per_million_tokens", "price_as_of", "price_source"]]  # fmt: skip
     st.dataframe(
         shown.sort_values("cost_per_month"),
