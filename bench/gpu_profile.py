@@ -23,10 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from infercost.costmodel.roofline import (
-    ModelShape, canonical_gpu_name, decode_tokens_per_s, model_shape_from_config, prefill_bound_seconds,
-    roofline_pct,
+    ModelShape, canonical_gpu_name, decode_tokens_per_s, prefill_bound_seconds, roofline_pct,
 )
-from infercost.runner.hardware import fingerprint
+from infercost.runner.hardware import fingerprint, gpu_limits
 from infercost.runner.inprocess import BatchTiming, InProcessModel, load_model, make_prompt_ids
 
 MEASURED_DIR = Path(__file__).resolve().parents[1] / "infercost" / "store" / "bundled" / "measured"
@@ -56,13 +55,11 @@ def hardware_name(facts: dict[str, Any], device: str) -> str:
     return facts["cpu"]
 
 
-def hardware_limits(name: str, args: argparse.Namespace) -> tuple[float | None, float | None]:
+def hardware_limits(facts: dict[str, Any], args: argparse.Namespace) -> tuple[float | None, float | None]:
     """(bandwidth GB/s, peak TFLOPS): the flags, else the catalog's datasheet figures for this GPU, else None."""
-    from infercost.pricing import bundled_gpu_specs
-
-    spec = next((s for s in bundled_gpu_specs() if s.gpu == name), None)
-    bandwidth = args.bandwidth_gbps or (spec.memory_bandwidth_gbps if spec else None)
-    peak = args.peak_tflops or (spec.bf16_dense_tflops if spec else None)
+    limits = gpu_limits(facts) if args.device.startswith("cuda") else None
+    bandwidth = args.bandwidth_gbps or (limits.memory_bandwidth_gbps if limits else None)
+    peak = args.peak_tflops or (limits.peak_bf16_tflops if limits else None)
     return bandwidth, peak
 
 
@@ -150,9 +147,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"loaded {args.model} on {model.device} as {model.info['dtype']} in {time.monotonic() - started:.1f} s",
           file=sys.stderr)
     dtype = model.info["dtype"]
-    shape = model_shape_from_config(model.model.config.get_text_config().to_dict())
+    shape = model.shape
     hardware = hardware_name(facts, str(model.device))
-    limits = hardware_limits(hardware, args)
+    limits = hardware_limits(facts, args)
     points, notes = [], []
     for batch in (int(b) for b in args.batches.split(",")):
         if time.monotonic() - started > args.time_budget_s:

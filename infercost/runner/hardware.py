@@ -9,6 +9,7 @@ import os
 import platform
 import shutil
 import subprocess
+from dataclasses import dataclass
 from typing import Any
 
 import psutil
@@ -69,6 +70,31 @@ def gpus() -> list[dict[str, Any]]:
             entry.update(driver=driver, memory_total_mib=_number(memory_mib), power_limit_w=_number(power_limit))
         found.append(entry)
     return found
+
+
+@dataclass(frozen=True)
+class GpuLimits:
+    """What bounds a GPU: the catalog's datasheet figures for the GPU this machine has."""
+
+    gpu: str  # the catalog's name, e.g. "H100 SXM"
+    memory_bandwidth_gbps: float
+    peak_bf16_tflops: float
+
+
+def gpu_limits(facts: dict[str, Any] | None = None, index: int = 0) -> GpuLimits | None:
+    """Bandwidth and peak compute of this machine's GPU from the pricing catalog; None without a GPU or for one the
+    catalog does not list (then pass the figures by hand)."""
+    from infercost.costmodel.roofline import canonical_gpu_name
+    from infercost.pricing import bundled_gpu_specs
+
+    found = (facts or fingerprint())["gpus"]
+    if index >= len(found):
+        return None
+    name = canonical_gpu_name(found[index]["name"])
+    spec = next((s for s in bundled_gpu_specs() if s.gpu == name), None)
+    if spec is None:
+        return None
+    return GpuLimits(spec.gpu, spec.memory_bandwidth_gbps, spec.bf16_dense_tflops)
 
 
 def gpu_power_watts(index: int = 0) -> float | None:

@@ -28,6 +28,7 @@ import transformers
 from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
 from transformers.initialization import no_init_weights
 
+from infercost.costmodel.roofline import DTYPE_ALIASES, ModelShape, model_shape_from_config
 from infercost.errors import InputError
 
 RANDOM_PREFIX = "random:"
@@ -67,7 +68,6 @@ RANDOM_ARCHITECTURES: dict[str, dict[str, Any]] = {
 }
 
 DTYPES: dict[str, torch.dtype] = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
-DTYPE_ALIASES = {"fp32": "float32", "fp16": "float16", "half": "float16", "bf16": "bfloat16"}
 
 _WEIGHT_BLOCK = 1_000_003  # a prime, so rows of a matrix tiled from one random block are not copies of each other
 
@@ -118,6 +118,11 @@ class InProcessModel:
     @property
     def max_context(self) -> int:
         return int(getattr(self.model.config.get_text_config(), "max_position_embeddings", 0) or 1 << 31)
+
+    @property
+    def shape(self) -> ModelShape:
+        """The numbers the roofline needs (parameters, layers, KV heads, head size)."""
+        return model_shape_from_config(self.model.config.get_text_config().to_dict())
 
     def generate_timed(self, prompts: Sequence[Sequence[int]], max_new_tokens: int) -> BatchTiming:
         """Run one fixed batch to exactly ``max_new_tokens`` each (EOS suppressed), timing prefill and every step."""

@@ -120,3 +120,9 @@ def test_bad_generation_requests_name_the_field(tiny_llama: InProcessModel, bad,
     with pytest.raises(InputError) as raised:
         tiny_llama.generate_timed(bad, max_new)
     assert raised.value.field == field
+
+
+def test_shape_feeds_the_roofline(tiny_llama):
+    shape = tiny_llama.shape
+    assert shape.n_params == tiny_llama.info["n_params"]
+    assert (shape.n_layers, shape.n_kv_heads, shape.head_dim) == (2, 2, 16)
