@@ -1,0 +1,131 @@
+"""Benchmark: measure an engine (a URL, or a random model in process), then compare stored runs."""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.express as px
+import streamlit as st
+
+from infercost import store
+from infercost.errors import InputError
+from infercost.runner.backends import BackendOptions
+from infercost.runner.jobs import BenchJob, comparison_rows
+from infercost.runner.sweep import SweepConfig
+
+TARGETS = {"OpenAI-compatible URL": "openai", "In process (transformers)": "transformers"}
+LATENCIES = ("ttft", "tpot")
+
+
+def levels(text: str, field: str) -> list[float]:
+    try:
+        values = [float(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise InputError(field, f"expected comma-separated numbers, got {text!r}") from None
+    if not values:
+        raise InputError(field, "give at least one value")
+    return values
+
+
+def config_from_form() -> SweepConfig:
+    state = st.session_state
+    backend = TARGETS[state["target"]]
+    options = BackendOptions(model=state["model"].strip(), base_url=state["base_url"].strip() or None,
+                             api=state["api"], api_key_env=state["api_key_env"].strip(), device="cpu"
+                             if backend == "transformers" and state["cpu_only"] else "auto")
+    if not options.model:
+        raise InputError("model", "give the model name the server knows, or random:<architecture>")
+    return SweepConfig(backend=backend, options=options, levels=levels(state["concurrency"], "concurrency"),
+                       pattern="batch" if backend == "transformers" else "concurrency",
+                       input_tokens=int(state["input_tokens"]), output_tokens=int(state["output_tokens"]),
+                       requests=int(state["requests"]))
+
+
+def sweep_form() -> None:
+    st.radio("Target", list(TARGETS), key="target", horizontal=True)
+    in_process = TARGETS[st.session_state["target"]] == "transformers"
+    left, right = st.columns(2)
+    left.text_input("Base URL", key="base_url", value="http://127.0.0.1:8000/v1", disabled=in_process)
+    right.text_input("Model", key="model", value="random:tiny-llama" if in_process else "",
+                     help="the server's model name, or random:<architecture> / a model directory in process")
+    left.selectbox("API", ["completions", "chat"], key="api", disabled=in_process)
+    right.text_input("API key environment variable", key="api_key_env", value="OPENAI_API_KEY", disabled=in_process,
+                     help="the key is read from this variable and never stored")
+    left.text_input("Concurrency (batch sizes in process)", key="concurrency", value="1,5,20,50")
+    right.number_input("Requests per level", key="requests", min_value=1, max_value=100_000, value=20)
+    left.number_input("Input tokens", key="input_tokens", min_value=1, max_value=1_000_000, value=128)
+    right.number_input("Output tokens", key="output_tokens", min_value=1, max_value=100_000, value=64)
+    st.checkbox("In process: CPU only", key="cpu_only", value=True, disabled=not in_process)
+    if st.button("Start sweep", type="primary", key="start"):
+        try:
+            st.session_state["bench_job"] = BenchJob(config_from_form()).start()
+        except InputError as error:
+            st.error(f"Please check **{error.field}**: {error.reason}", icon="⚠️")
+
+
+@st.fragment(run_every=1.0)
+def job_status() -> None:
+    job: BenchJob | None = st.session_state.get("bench_job")
+    if job is None:
+        return
+    p = job.progress
+    if job.error:
+        st.error(f"The sweep stopped: {job.error}", icon="⚠️")
+    elif job.finished:
+        st.success(f"Run {job.run_id} {'cancelled' if job.cancel.is_set() else 'done'}: stored below.")
+    else:
+        st.progress(job.fraction, text=f"level {p.level}/{p.levels}, load {p.load:g}, {p.phase}: "
+                                        f"{p.done}/{p.planned or '?'} requests, {p.failed} failed")
+        if st.button("Cancel", key="cancel"):
+            job.cancel.set()
+
+
+def stored_runs() -> None:
+    db = store.connect()
+    try:
+        runs = store.list_runs(db)
+    finally:
+        db.close()
+    if not runs:
+        st.info("No stored runs yet: start a sweep above, or `python -m infercost bench ...` / `runs import`.")
+        return
+    table = pd.DataFrame(runs)[["id", "created_at", "status", "source", "backend", "model", "levels_done",
+                                "requests"]]
+    st.dataframe(table, hide_index=True)
+    ids = [run["id"] for run in runs]
+    chosen = st.multiselect("Runs to compare", ids, default=ids[:1], key="compare_runs")
+    if chosen:
+        plots(pd.DataFrame(comparison_rows(None, chosen)))
+
+
+def plots(frame: pd.DataFrame) -> None:
+    if frame.empty:
+        st.info("These runs have no finished level yet.")
+        return
+    left, right = st.columns(2)
+    left.plotly_chart(px.line(frame, x="load", y="output_throughput", color="run", markers=True,
+                              labels={"load": "concurrency", "output_throughput": "output tokens/s (all users)"},
+                              title="Throughput against concurrency"), key="plot_throughput")
+    right.plotly_chart(px.line(frame, x="output_throughput", y="median_user_tokens_per_s", color="run",
+                               markers=True, hover_data=["load"], title="Per-user speed against aggregate throughput",
+                               labels={"output_throughput": "output tokens/s (all users)",
+                                       "median_user_tokens_per_s": "tokens/s per user (median)"}),
+                       key="plot_tradeoff")
+    for metric in LATENCIES:
+        columns = [c for c in (f"p50_{metric}_ms", f"p95_{metric}_ms", f"p99_{metric}_ms") if frame[c].notna().any()]
+        if not columns:
+            continue
+        long = frame.melt(id_vars=["run", "load"], value_vars=columns, var_name="percentile", value_name="ms")
+        st.plotly_chart(px.line(long, x="load", y="ms", color="run", line_dash="percentile", markers=True,
+                                title=f"{metric.upper()} percentiles against concurrency",
+                                labels={"load": "concurrency"}), key=f"plot_{metric}")
+    st.dataframe(frame, hide_index=True)
+
+
+st.title("Benchmark")
+st.caption("Measure an engine with vLLM's meanings (TTFT, TPOT, ITL, E2EL); every request is stored as it "
+           "completes. Per-user speed and aggregate throughput always come together, at the concurrency measured.")
+with st.expander("Run a sweep", expanded=True):
+    sweep_form()
+    job_status()
+st.subheader("Stored runs")
+stored_runs()
