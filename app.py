@@ -12,6 +12,7 @@ pages = [
     st.Page("infercost/ui/pages/scenarios.py", title="Scenarios", icon=":material/bookmarks:"),
     st.Page("infercost/ui/pages/prices.py", title="Prices", icon=":material/sell:"),
     st.Page("infercost/ui/pages/tokens.py", title="Tokens", icon=":material/token:"),
+    st.Page("infercost/ui/pages/benchmark.py", title="Benchmark", icon=":material/speed:"),
     st.Page("infercost/ui/pages/methodology.py", title="Methodology", icon=":material/functions:"),
 ]
 st.navigation(pages).run()
