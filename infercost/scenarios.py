@@ -9,12 +9,13 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, MutableMapping
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from infercost.errors import InputError
 from infercost.profile import Profile, parse_profile
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # Defaults a URL may leave out: the profile schema's own, so a shared link means the same on any version of the form.
 QUERY_DEFAULTS: dict[str, Any] = {
@@ -28,6 +29,9 @@ BOOL_FIELDS = frozenset({"batch"})
 BOOL_TEXT = {"true": True, "false": False}
 STREAMLIT_PARAMS = frozenset({"embed", "embed_options"})  # Streamlit's own; never part of a profile
 STATE_KEYS = {"prices": "price_overrides"}  # profile field -> session key, where the form names it differently
+# The form's choice of prompt description (infercost.ui.state's values; a test keeps the two equal).
+PROMPT_UNIT_KEY = "prompt_unit"
+PROMPT_UNITS = {"prompt_tokens": "tokens", "prompt_chars": "characters of a language"}
 APPLIED_QUERY_KEY = "_applied_query"  # session key: the query last written into the form, so it is applied once
 
 
@@ -127,11 +131,16 @@ def profile_params(params: Mapping[str, str | list[str]]) -> dict[str, str | lis
 
 
 def load_into_state(state: MutableMapping[str, Any], profile: Mapping[str, Any]) -> None:
-    """Write a profile's fields into the form's session keys; ``None`` (e.g. "all catalog models") leaves a key as
-    it is, because the form's widgets cannot hold it."""
+    """Write a profile's fields into the form's session keys, and pick the form's prompt unit to match.
+
+    ``None`` (e.g. "all catalog models") leaves a key as it is, because the form's widgets cannot hold it.
+    """
     for field, value in profile.items():
         if value is not None:
             state[STATE_KEYS.get(field, field)] = value
+    for field, unit in PROMPT_UNITS.items():
+        if profile.get(field) is not None:
+            state[PROMPT_UNIT_KEY] = unit
 
 
 def apply_query_params(state: MutableMapping[str, Any], params: Mapping[str, str | list[str]]) -> bool:
@@ -180,4 +189,6 @@ def comparison_records(estimates: Mapping[str, Mapping[str, Any]]) -> list[dict[
 
 def compare_scenarios(estimates: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
     """The comparison as a table (see ``comparison_records``) with cost per month, per call and per 1M tokens."""
+    import pandas as pd  # only the app and reports need it; the CLI starts without it
+
     return pd.DataFrame(comparison_records(estimates), columns=list(COMPARISON_COLUMNS))

@@ -13,12 +13,16 @@ from scenario_profiles import SELF_HOST
 from infercost.errors import InputError
 from infercost.profile import parse_profile
 from infercost.scenarios import (
+    PROMPT_UNIT_KEY,
+    PROMPT_UNITS,
     QUERY_DEFAULTS,
     apply_query_params,
+    load_into_state,
     profile_from_query,
     profile_to_query,
     scenario_file,
 )
+from infercost.ui.state import PERSISTENT_KEYS, PROMPT_IN_CHARACTERS, profile_document
 
 PROFILES = [
     {"calls_per_day": 1, "prompt_tokens": 0, "output_tokens": 0},
@@ -110,6 +114,18 @@ def test_a_shared_url_fills_the_form_once():
     state["calls_per_day"] = 99  # the person edits the form; the same URL must not undo it
     assert not apply_query_params(state, params)
     assert state["calls_per_day"] == 99
+
+
+def test_a_prompt_in_characters_switches_the_form_to_characters():
+    state = {"prompt_unit": "tokens", "prompt_tokens": 1200}
+    load_into_state(state, {"calls_per_day": 1, "prompt_chars": 900, "language": "de", "output_tokens": 1})
+    assert profile_document(state)["prompt_chars"] == 900 and "prompt_tokens" not in profile_document(state)
+    load_into_state(state, {"calls_per_day": 1, "prompt_tokens": 50, "output_tokens": 1})
+    assert profile_document(state)["prompt_tokens"] == 50 and "prompt_chars" not in profile_document(state)
+
+
+def test_the_prompt_units_are_the_forms():
+    assert PROMPT_UNITS["prompt_chars"] == PROMPT_IN_CHARACTERS and PROMPT_UNIT_KEY in PERSISTENT_KEYS
 
 
 def test_no_parameters_leave_the_form_alone():
