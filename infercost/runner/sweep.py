@@ -201,7 +201,11 @@ class Sweep:
             await pattern(self.backend, load, specs, stop, self._recorder(idx, repeat, "measure"))
         self.writer.flush()
         if not self.cancel.is_set():
-            summarise_level(self.db, self.run_id, self.config, idx, repeat, load)
+            summary = summarise_level(self.db, self.run_id, self.config, idx, repeat, load)
+            extras = getattr(self.backend, "level_extras", None)  # the in-process backend adds its roofline
+            if extras is not None:
+                summary.update(extras(summary, load, self.config.input_tokens, self.config.output_tokens))
+                store.finish_level(self.db, self.run_id, idx, repeat, summary)
 
     def _deadline(self, idx: int, repeat: int) -> float:
         """Now plus what is left of the level's duration (a resumed level already used some)."""

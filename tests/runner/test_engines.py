@@ -56,3 +56,17 @@ def test_transformers_backend_in_process(tmp_path: Path) -> None:
     run = store.get_run(store.connect(tmp_path / "e.db"), summary["run_id"])
     assert run["engine"]["engine"] == "transformers" and run["engine"]["dtype"] == "float32"
     assert json.dumps(summary)  # JSON-able, as `bench --json` prints it
+
+
+def test_roofline_percentage_of_a_level() -> None:
+    from infercost.costmodel.roofline import ModelShape
+    from infercost.runner.backends.transformers import roofline_fields
+
+    # 1e9 bf16 weights (2 GB) at 1000 GB/s: a decode step cannot beat 2 ms, so 500 tokens/s at batch 1
+    shape = ModelShape(n_params=10**9, n_layers=1, n_heads=1, n_kv_heads=1, head_dim=1, hidden_size=1,
+                       vocab_size=1, tie_word_embeddings=True)
+    fields = roofline_fields(shape, "bfloat16", 1, 1, 2, {"median_tpot_ms": 4.0, "median_ttft_ms": 4.0},
+                             bandwidth_gbps=1000, peak_tflops=1000)
+    assert fields["decode_roofline_tokens_per_s"] == pytest.approx(500, rel=1e-3)
+    assert fields["decode_roofline_pct"] == pytest.approx(50, rel=1e-3)
+    assert fields["prefill_roofline_pct"] == pytest.approx(50, rel=1e-3)  # 2 ms bound against 4 ms measured

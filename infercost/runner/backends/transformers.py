@@ -54,6 +54,38 @@ class TransformersBackend:
     async def close(self) -> None:
         self.model = None
 
+    def level_extras(self, summary: dict[str, Any], load: float, input_len: int, output_len: int) -> dict[str, Any]:
+        """On a GPU the catalog knows: the memory-bandwidth roofline of this level and the percentage reached."""
+        from infercost.runner.hardware import gpu_limits
+
+        if self.model is None or self.model.device.type != "cuda":
+            return {}
+        limits = gpu_limits()
+        if limits is None:
+            return {}
+        return roofline_fields(self.model.shape(), self.model.info["dtype"], int(load), input_len, output_len,
+                               summary, limits.memory_bandwidth_gbps, limits.peak_bf16_tflops)
+
+
+def roofline_fields(shape: Any, dtype: str, batch: int, input_len: int, output_len: int, summary: dict[str, Any],
+                    bandwidth_gbps: float, peak_tflops: float) -> dict[str, Any]:
+    """Decode: aggregate tokens/s (batch / median TPOT) against the bandwidth bound at the mean context; prefill:
+    the bound time of the batch's prefill against the median TTFT. Pure: numbers in, numbers out."""
+    from infercost.costmodel.roofline import decode_tokens_per_s, prefill_bound_seconds, roofline_pct
+
+    fields: dict[str, Any] = {"memory_bandwidth_gbps": bandwidth_gbps}
+    bound = decode_tokens_per_s(shape, batch=batch, context=input_len + output_len / 2, dtype=dtype,
+                                bandwidth_gbps=bandwidth_gbps)
+    fields["decode_roofline_tokens_per_s"] = bound
+    if summary.get("median_tpot_ms"):
+        fields["decode_roofline_pct"] = roofline_pct(batch / (summary["median_tpot_ms"] / 1e3), bound)
+    prefill_s = prefill_bound_seconds(shape, batch=batch, input_len=input_len, dtype=dtype,
+                                      bandwidth_gbps=bandwidth_gbps, peak_tflops=peak_tflops)
+    fields["prefill_roofline_ms"] = prefill_s * 1e3
+    if summary.get("median_ttft_ms"):
+        fields["prefill_roofline_pct"] = roofline_pct(prefill_s * 1e3, summary["median_ttft_ms"])
+    return fields
+
 
 def _record(spec: RequestSpec, timing: Any, row: int) -> RequestRecord:
     n_out = timing.n_out[row]
