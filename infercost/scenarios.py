@@ -27,7 +27,7 @@ JSON_FIELDS = frozenset({"api_models", "prices", "self_host", "prompt_samples"})
 TEXT_FIELDS = frozenset({"name", "language"})
 BOOL_FIELDS = frozenset({"batch"})
 BOOL_TEXT = {"true": True, "false": False}
-STREAMLIT_PARAMS = frozenset({"embed", "embed_options"})  # Streamlit's own; never part of a profile
+IGNORED_PARAMS = frozenset({"embed", "embed_options"})  # Streamlit's own (add any the app uses for itself)
 STATE_KEYS = {"prices": "price_overrides"}  # profile field -> session key, where the form names it differently
 # The form's choice of prompt description (infercost.ui.state's values; a test keeps the two equal).
 PROMPT_UNIT_KEY = "prompt_unit"
@@ -116,7 +116,7 @@ def profile_from_query(params: Mapping[str, str | list[str]]) -> dict[str, Any]:
     """The profile a URL describes: the schema's defaults, then the parameters; checked like a profile file."""
     profile = dict(QUERY_DEFAULTS)
     for field, raw in params.items():
-        if field in STREAMLIT_PARAMS:
+        if field in IGNORED_PARAMS:
             continue
         if field not in Profile.model_fields:
             raise InputError(field, "not a profile field (a URL parameter infercost does not know)")
@@ -127,7 +127,7 @@ def profile_from_query(params: Mapping[str, str | list[str]]) -> dict[str, Any]:
 
 def profile_params(params: Mapping[str, str | list[str]]) -> dict[str, str | list[str]]:
     """The parameters that describe a profile, without Streamlit's own."""
-    return {key: value for key, value in params.items() if key not in STREAMLIT_PARAMS}
+    return {key: value for key, value in params.items() if key not in IGNORED_PARAMS}
 
 
 def load_into_state(state: MutableMapping[str, Any], profile: Mapping[str, Any]) -> None:

@@ -109,3 +109,9 @@ def test_the_app_lists_the_scenarios_page():
     assert not at.exception
     at.switch_page("infercost/ui/pages/scenarios.py").run()
     assert not at.exception and at.title[0].value == "Scenarios"
+
+
+def test_the_form_downloads_as_a_scenario_file_and_every_report_format():
+    at = page().run()
+    labels = [button.proto.label for button in at.get("download_button")]
+    assert labels == ["Scenario file (JSON)", *(f"Report ({fmt})" for fmt in ("markdown", "html", "csv", "json"))]

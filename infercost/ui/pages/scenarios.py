@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from collections.abc import Callable
 from contextlib import closing
@@ -72,8 +73,14 @@ def profile_json(profile: dict) -> str:
     return json.dumps(profile, sort_keys=True, default=str)
 
 
+def file_stem(name: str) -> str:
+    """A scenario name as a file name: no slashes or spaces that a download would mangle."""
+    return re.sub(r"[^\w.-]+", "-", name).strip("-.") or "scenario"
+
+
 def downloads(document: dict, stem: str, key: str) -> None:
     """One download button per report format."""
+    stem = file_stem(stem)
     for column, fmt in zip(st.columns(len(FORMATS)), FORMATS, strict=True):
         column.download_button(f"Report ({fmt})", render_report(document, fmt), file_name=f"{stem}.{EXTENSIONS[fmt]}",
                                mime=MEDIA_TYPES[fmt], key=f"{key}_{fmt}")  # fmt: skip
@@ -100,11 +107,12 @@ with st.container(border=True):
     left, right = st.columns([1, 2])
     name = left.text_input("Scenario name", key="scenario_name")
     notes = right.text_input("Notes", key="scenario_notes", placeholder="what this scenario assumes")
-    if st.button("Save scenario", key="save_scenario", type="primary"):
+    replaces = "Saving under an existing name replaces that scenario's profile (its notes stay unless given)."
+    if st.button("Save scenario", key="save_scenario", type="primary", help=replaces):
         scenario = {**current, "name": name.strip()}
         change(lambda db: save_scenario(db, name, scenario, notes=notes or None), f"Saved {name!r}.")
     try:
-        st.download_button("Scenario file (JSON)", scenario_file(current), file_name=f"{name or 'scenario'}.json",
+        st.download_button("Scenario file (JSON)", scenario_file(current), file_name=f"{file_stem(name)}.json",
                            mime="application/json", key="download_scenario_file",
                            help="A profile file: python -m infercost estimate FILE reads it as it is.")  # fmt: skip
         downloads(estimate_json(profile_json(current)), name or "report", "download_current")
@@ -142,7 +150,8 @@ if rename.button("Rename to the new name", key="rename_scenario", disabled=not n
 if delete.button("Delete", key="delete_scenario"):
     change(lambda db: delete_scenario(db, chosen), f"Deleted {chosen!r}.")
 st.download_button("Scenario file (JSON)", json.dumps(profile, indent=2, ensure_ascii=False) + "\n",
-                   file_name=f"{chosen}.json", mime="application/json", key="download_saved_file")  # fmt: skip
+                   file_name=f"{file_stem(chosen)}.json", mime="application/json",
+                   key="download_saved_file")  # fmt: skip
 
 st.subheader("Compare side by side")
 picked = st.multiselect("Scenarios to compare", names, default=names[:2], key="compare_names")
