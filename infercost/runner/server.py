@@ -107,13 +107,27 @@ class TextCodec:
                                                            return_dict=True)["input_ids"])
         return self.encode("".join(f"{m['role']}: {m['content']}\n" for m in plain) + "assistant:")
 
-    def delta(self, ids: list[int]) -> str:
-        """The text the last id of ``ids`` adds (a tokenizer may need earlier ids to place its bytes)."""
+    def detokenizer(self, prompt_ids: list[int]) -> Callable[[int], str]:
+        """A function from each new token id to the text it adds, in constant time per token.
+
+        A tokenizer may need earlier ids to place a token's bytes (a leading space, half of a UTF-8 character), so
+        text is decoded from a few ids back and only what became final is handed out (TGI's method).
+        """
         if self.tokenizer is None:
-            return "" if ids[-1] in self.model.special_ids else f" tok{ids[-1]}"
-        before = self.tokenizer.decode(ids[:-1], skip_special_tokens=True)
-        after = self.tokenizer.decode(ids, skip_special_tokens=True)
-        return after[len(before):] if after.startswith(before) else after
+            return lambda token: "" if token in self.model.special_ids else f" tok{token}"
+        ids = list(prompt_ids[-5:])
+        offsets = [0, len(ids)]  # [start of the decoded window, end of the text already handed out]
+
+        def piece(token: int) -> str:
+            ids.append(token)
+            prefix = self.tokenizer.decode(ids[offsets[0]:offsets[1]], skip_special_tokens=True)
+            text = self.tokenizer.decode(ids[offsets[0]:], skip_special_tokens=True)
+            if len(text) <= len(prefix) or text.endswith("\ufffd"):
+                return ""  # an incomplete character: it comes out with a later token
+            offsets[:] = [offsets[1], len(ids)]
+            return text[len(prefix):]
+
+        return piece
 
 
 def _content_text(content: str | list[dict[str, Any]] | None) -> str:
@@ -269,6 +283,7 @@ class _Reply:
         self.server, self.kind, self.job = server, kind, job
         self.chat = kind == "chat.completion"
         self.id = f"{'chatcmpl' if self.chat else 'cmpl'}-{uuid.uuid4().hex}"
+        self.piece = server.codec.detokenizer(job.prompt_ids)
         self.created = int(time.time())
 
     async def tokens(self, tokens: asyncio.Queue[Any]) -> Any:
@@ -281,7 +296,7 @@ class _Reply:
             self.job.completion_ids.append(token)
             if last and token in self.server.model.eos_ids:
                 self.job.finish_reason = "stop"
-            yield self.server.codec.delta(self.job.prompt_ids + self.job.completion_ids), last
+            yield self.piece(token), last
             if last:
                 return
 
