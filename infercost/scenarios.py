@@ -49,7 +49,7 @@ def _scalar_text(field: str, value: Any) -> str:
     if isinstance(value, float):
         if not math.isfinite(value):
             raise InputError(field, f"must be a finite number, not {value}")
-        return repr(value)
+        return repr(float(value))  # a numpy float64 is a float whose repr is "np.float64(...)"
     return str(value)
 
 

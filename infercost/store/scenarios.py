@@ -51,7 +51,10 @@ def save_scenario(
     """
     name = _checked_name(name)
     parse_profile(profile, name="profile")
-    text = json.dumps(profile, ensure_ascii=False, allow_nan=False)
+    try:
+        text = json.dumps(profile, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as error:
+        raise InputError("profile", f"not storable as JSON: {error}") from None
     now = _now()
     with db:
         db.execute(
