@@ -27,7 +27,7 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     parser.add_argument("--port", type=int, default=8000, help="port (0 picks a free one; the URL goes to stderr)")
     parser.add_argument("--dtype", default="auto", help="auto (bf16 on CUDA, float32 on CPU), float32, float16, bfloat16")
     parser.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N")
-    parser.add_argument("--max-batch", type=int, default=8,
+    parser.add_argument("--max-batch", type=int, default=32,
                         help="most requests decoded together in one static batch (1 serialises them)")
     parser.add_argument("--served-model-name", help="the model id clients send and /v1/models lists")
     parser.add_argument("--trust-remote-code", action="store_true",

@@ -146,12 +146,16 @@ class Worker:
         self.model = model
         self.max_batch = max_batch
         self.jobs: queue.Queue[Job | None] = queue.Queue()
+        self.running: list[Job] = []
         self.thread = threading.Thread(target=self._loop, name="infercost-worker", daemon=True)
 
     def start(self) -> None:
         self.thread.start()
 
     def stop(self) -> None:
+        """Finish now: the running batch stops at its next step, waiting requests are dropped."""
+        for job in self.running:
+            job.cancelled = True
         self.jobs.put(None)
         self.thread.join(timeout=30)
 
@@ -164,12 +168,12 @@ class Worker:
             while len(batch) < self.max_batch and not self.jobs.empty():
                 job = self.jobs.get_nowait()
                 if job is None:
-                    self.jobs.put(None)  # stop after this batch
-                    break
+                    return
                 batch.append(job)
             self._run(batch)
 
     def _run(self, batch: list[Job]) -> None:
+        self.running = batch
         try:
             steps = self.model.stream_batch([j.prompt_ids for j in batch], [j.max_tokens for j in batch],
                                             [j.min_tokens for j in batch])
@@ -190,7 +194,7 @@ class Worker:
 class Server:
     """The aiohttp application: validates requests, feeds the worker, writes responses."""
 
-    def __init__(self, model: InProcessModel, *, served_name: str, max_batch: int = 8) -> None:
+    def __init__(self, model: InProcessModel, *, served_name: str, max_batch: int = 32) -> None:
         self.model = model
         self.served_name = served_name
         self.codec = TextCodec(model)
@@ -233,6 +237,8 @@ class Server:
         return await self._generate(request, body, prompt_ids, max_tokens, kind="chat.completion")
 
     def _prompt_ids(self, prompt: str | list[int] | list[str] | list[list[int]]) -> list[int]:
+        if not prompt:
+            raise InputError("prompt", "is empty")
         if isinstance(prompt, str):
             ids = self.codec.encode(prompt)
         elif prompt and isinstance(prompt[0], int):
@@ -241,8 +247,6 @@ class Server:
             return self._prompt_ids(prompt[0])  # type: ignore[arg-type]
         else:
             raise InputError("prompt", "send exactly one prompt per request")
-        if not ids:
-            raise InputError("prompt", "is empty")
         if not all(0 <= token < self.model.vocab_size for token in ids):
             raise InputError("prompt", f"token ids must lie in 0..{self.model.vocab_size - 1}")
         return ids
@@ -391,7 +395,7 @@ def _error(status: int, message: str, param: str | None) -> web.Response:
 # ---- running -----------------------------------------------------------------------------------------------------
 
 
-def serve(model: InProcessModel, *, host: str = "127.0.0.1", port: int = 8000, max_batch: int = 8,
+def serve(model: InProcessModel, *, host: str = "127.0.0.1", port: int = 8000, max_batch: int = 32,
           served_name: str | None = None) -> None:
     """Warm the model up, listen, print the URL to stderr, and serve until SIGINT or SIGTERM."""
     model.generate_timed([[model.regular_ids[0]] * 4], max_new_tokens=2)  # one-time costs before the first client

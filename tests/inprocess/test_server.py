@@ -87,6 +87,7 @@ def test_concurrent_requests_all_get_their_own_length(served):
     ({"prompt": "x", "max_tokens": 5000}, 400, "max_tokens"),
     ({"prompt": [1, 99999]}, 400, "prompt"),
     ({"prompt": ["a", "b"]}, 400, "prompt"),
+    ({"prompt": ""}, 400, "prompt"),
     ({"max_tokens": 3}, 400, "prompt"),
     ({"prompt": "x", "model": "another-model"}, 404, "model"),
     ({"prompt": "x", "n": 2}, 400, "n"),
@@ -95,6 +96,17 @@ def test_bad_requests_get_a_json_error_naming_the_field(served, body, status, pa
     reply = httpx.post(f"{served}/completions", json=body, timeout=60)
     assert reply.status_code == status
     assert reply.json()["error"]["param"] == param
+
+
+def test_a_client_that_leaves_mid_stream_frees_the_server(served):
+    body = {"prompt": [7] * 4, "max_tokens": 4000, "ignore_eos": True, "stream": True}
+    with httpx.stream("POST", f"{served}/completions", json=body, timeout=60) as response:
+        lines = response.iter_lines()
+        assert next(line for line in lines if line.startswith("data: "))
+    # the abandoned request stops at its next step, so a new one is answered at once, not after 4000 steps
+    reply = httpx.post(f"{served}/completions", json={"prompt": [7], "max_tokens": 2, "ignore_eos": True},
+                       timeout=30)
+    assert reply.json()["usage"]["completion_tokens"] == 2
 
 
 def test_malformed_json_is_a_400(served):
