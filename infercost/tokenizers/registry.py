@@ -13,6 +13,7 @@ import os
 import unicodedata
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -53,6 +54,12 @@ class Tokenizer(ABC):
         return len(self.encode(text))
 
 
+@functools.cache
+def executor() -> ThreadPoolExecutor:
+    """One pool for the process: what ``encode_ordinary_batch`` does per call, without starting threads each time."""
+    return ThreadPoolExecutor(THREADS, thread_name_prefix="infercost-tokenize")
+
+
 def nfc(text: str) -> str:
     """Qwen's tokenizer normalizes to NFC before splitting; skip the copy when the text already is NFC."""
     return text if unicodedata.is_normalized("NFC", text) else unicodedata.normalize("NFC", text)
@@ -70,8 +77,8 @@ class TiktokenTokenizer(Tokenizer):
         return self.encoding.encode_ordinary(self.normalize(text) if self.normalize else text)
 
     def count_batch(self, texts: Sequence[str]) -> list[int]:
-        if self.normalize:
-            texts = [self.normalize(text) for text in texts]
+        if self.normalize:  # normalize inside the workers, so one thread's NFC overlaps another's GIL-free encoding
+            return list(executor().map(self.count, texts))
         return [len(ids) for ids in self.encoding.encode_ordinary_batch(list(texts), num_threads=THREADS)]
 
 
