@@ -5,8 +5,9 @@ chunk are set by the script; each send is stamped with ``perf_counter()`` (the s
 this machine reads) and written to a JSONL log. Faults (an HTTP error, a hang, a stream dropped or stalled half
 way) make the runner's failure handling testable against a real socket.
 
-One thread, non-blocking sockets and a ``selectors`` loop: it spins (``select(0)``) when the next send is under
-2 ms away, because sleeping through epoll has millisecond granularity. Pin it to its own core when measuring.
+One thread, non-blocking sockets and a ``select()`` loop: ``select`` takes its timeout in microseconds (epoll
+rounds up to milliseconds), so the server sleeps until the next send is due instead of spinning, which would
+also get a real-time task throttled by the kernel. Pin it to its own core when measuring.
 
     python -m infercost.runner.scripted_server --ttft-ms 20 --gap-us 58.8 --tokens-per-chunk 4 --log sent.jsonl
 """
@@ -25,12 +26,12 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 _clock = time.perf_counter
-SPIN_S = 0.002  # below this, busy-wait instead of sleeping in epoll (1 ms granularity)
+EARLY_S = 20e-6  # wake this much before a send is due: waking takes about that long
 FAULTS = ("error", "hang", "drop", "stall")
 
 
@@ -114,7 +115,7 @@ class ScriptedServer:
         self.listener = socket.create_server((host, port), backlog=1024)
         self.listener.setblocking(False)
         self.port = self.listener.getsockname()[1]
-        self.sel = selectors.DefaultSelector()
+        self.sel = selectors.SelectSelector()  # microsecond timeouts; a benchmark needs far fewer than 1024 sockets
         self.sel.register(self.listener, selectors.EVENT_READ, None)
         self.heap: list[tuple[float, int, _Stream]] = []
         self.order = itertools.count()
@@ -129,7 +130,7 @@ class ScriptedServer:
         while not self.stopping:
             timeout = 0.05
             if self.heap:
-                timeout = max(0.0, self.heap[0][0] - _clock() - SPIN_S)
+                timeout = max(0.0, self.heap[0][0] - _clock() - EARLY_S)
             for key, mask in self.sel.select(timeout):
                 if key.data is None:
                     self._accept()
@@ -358,8 +359,10 @@ def read_log(path: Path) -> list[dict]:
 
 
 @contextlib.contextmanager
-def running(script: Script | None = None, *, log: Path | None = None, cpu: int | None = None) -> Iterator[str]:
-    """Start the server in a subprocess (pinned to ``cpu`` with ``taskset`` if given); yield its base URL."""
+def running(script: Script | None = None, *, log: Path | None = None, cpu: int | None = None,
+            wrapper: Sequence[str] = ()) -> Iterator[str]:
+    """Start the server in a subprocess (pinned to ``cpu`` with ``taskset`` if given, run under ``wrapper``, e.g.
+    ``["nice", "-n", "-20"]``); yield its base URL."""
     script = script or Script()
     cmd = [sys.executable, "-m", "infercost.runner.scripted_server", "--port", "0"]
     for name, value in asdict(script).items():
@@ -369,6 +372,7 @@ def running(script: Script | None = None, *, log: Path | None = None, cpu: int |
         cmd += ["--log", str(log)]
     if cpu is not None:
         cmd = ["taskset", "-c", str(cpu)] + cmd
+    cmd = [*wrapper, *cmd]
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2]) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, env=env)
     try:
