@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from scenario_profiles import SELF_HOST
+from tests.scenarios.scenario_profiles import SELF_HOST
 
 from infercost.store import connect
 

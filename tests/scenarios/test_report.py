@@ -9,7 +9,7 @@ import io
 import json
 
 import pytest
-from scenario_profiles import SELF_HOST
+from tests.scenarios.scenario_profiles import SELF_HOST
 
 from infercost.errors import InputError
 from infercost.estimate import estimate

@@ -8,7 +8,7 @@ from urllib.parse import parse_qs, urlencode
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scenario_profiles import SELF_HOST
+from tests.scenarios.scenario_profiles import SELF_HOST
 
 from infercost.errors import InputError
 from infercost.profile import parse_profile

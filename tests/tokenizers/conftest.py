@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import pytest
-from tokenizer_references import build_references
+from tests.tokenizers.tokenizer_references import build_references
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from tokenizer_references import TEXTS
+from tests.tokenizers.tokenizer_references import TEXTS
 
 from infercost.errors import InputError
 from infercost.tokenizers import corpus, corpus_fields, corpus_stats, count_text_file, get_tokenizer

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from infercost.tokenizers import count_tokens, get_tokenizer, offline_ids
-from tokenizer_references import TEXTS
+from tests.tokenizers.tokenizer_references import TEXTS
 
 IDS = offline_ids()
 # Pieces where tokenizers disagree most: pre-tokenizer boundaries, special-token strings, combining marks, emoji.
