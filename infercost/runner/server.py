@@ -241,7 +241,7 @@ class Server:
             raise InputError("prompt", "is empty")
         if isinstance(prompt, str):
             ids = self.codec.encode(prompt)
-        elif prompt and isinstance(prompt[0], int):
+        elif isinstance(prompt[0], int):
             ids = list(prompt)  # type: ignore[arg-type]
         elif len(prompt) == 1:
             return self._prompt_ids(prompt[0])  # type: ignore[arg-type]
