@@ -153,27 +153,33 @@ def quiet_interpreter() -> Iterator[None]:
 class Sweep:
     """One process working on one run: a backend, a record writer and the run's plan."""
 
-    def __init__(self, config: SweepConfig, db_path: str | Path | None, run_id: str,
+    def __init__(self, config: SweepConfig, db_path: str | Path | None, run_id: str | None,
                  progress: Progress, cancel: threading.Event) -> None:
         self.config, self.db_path, self.run_id = config, db_path, run_id
         self.progress, self.cancel = progress, cancel
         self.db = store.connect(db_path)
-        self.session = store.next_session(self.db, run_id)
         self.backend: Backend = BACKENDS[config.backend](config.options)
         self.writer: RecordWriter | None = None
+        self.session = 0
 
     async def run(self) -> None:
+        """Start the backend first: a server that cannot be reached leaves no empty run behind."""
         self.writer = RecordWriter(self.db_path)
         try:
             engine = await self.backend.start()
-            if not store.get_run(self.db, self.run_id)["engine"]:  # the first session describes the engine
+            if self.run_id is None:
+                self.run_id = create_run(self.config, self.db_path, engine)
+            elif not store.get_run(self.db, self.run_id)["engine"]:
                 store.set_run_engine(self.db, self.run_id, engine)
-            levels = [lv for lv in store.get_levels(self.db, self.run_id) if lv["status"] != "done"]
-            self.progress.levels = len(store.get_levels(self.db, self.run_id))
+            self.session = store.next_session(self.db, self.run_id)
+            store.set_run_status(self.db, self.run_id, "running")
+            levels = store.get_levels(self.db, self.run_id)
+            self.progress.levels = len(levels)
             for level in levels:
                 if self.cancel.is_set():
                     break
-                await self.run_level(level)
+                if level["status"] != "done":
+                    await self.run_level(level)
         finally:
             await self.backend.close()
             self.writer.close()
@@ -285,19 +291,17 @@ def run_sweep(config: SweepConfig | None = None, *, db_path: str | Path | None =
         config = load_config(db_path, resume)
     if config is None:
         raise InputError("config", "give a sweep configuration or a run id to resume")
-    progress, cancel = progress or Progress(), cancel or threading.Event()
-    run_id = resume or create_run(config, db_path)
-    sweep = Sweep(config, db_path, run_id, progress, cancel)
-    db = sweep.db
-    store.set_run_status(db, run_id, "running")
+    cancel = cancel or threading.Event()
+    sweep = Sweep(config, db_path, resume, progress or Progress(), cancel)
+    status = "interrupted"
     try:
         asyncio.run(sweep.run())
-    except BaseException:
-        store.set_run_status(db, run_id, "interrupted")
-        raise
-    store.set_run_status(db, run_id, "cancelled" if cancel.is_set() else "done")
-    db.close()
-    return run_id
+        status = "cancelled" if cancel.is_set() else "done"
+    finally:
+        if sweep.run_id is not None:
+            store.set_run_status(sweep.db, sweep.run_id, status)
+        sweep.db.close()
+    return sweep.run_id  # type: ignore[return-value]
 
 
 def run_summary(db_path: str | Path | None, run_id: str) -> dict[str, Any]:

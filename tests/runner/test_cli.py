@@ -47,3 +47,10 @@ def test_bad_input_is_one_line_and_exit_2(argv: list[str], field: str, tmp_path:
     code = main([*argv, "--db", str(tmp_path / "e.db")])
     err = capsys.readouterr().err.strip()
     assert code == 2 and err.startswith(f"error: {field}:") and "\n" not in err
+
+
+def test_an_unreachable_server_leaves_no_run_behind(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    db = str(tmp_path / "u.db")
+    assert main(["bench", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--db", db]) == 2
+    capsys.readouterr()
+    assert run_cli(capsys, "runs", "--db", db, "--json")[1] == []
