@@ -2,10 +2,16 @@
 
 import streamlit as st
 
+from infercost.errors import InputError
+from infercost.scenarios import apply_query_params
 from infercost.ui.state import keep_widget_state
 
 st.set_page_config(page_title="infercost", page_icon=":material/payments:", layout="wide")
 keep_widget_state(st.session_state)
+try:  # a shared scenario link fills the form once
+    apply_query_params(st.session_state, st.query_params)
+except InputError as error:
+    st.error(f"The link's {error.field}: {error.reason}")
 pages = [
     st.Page("infercost/ui/pages/bill.py", title="Workload and bill", icon=":material/receipt_long:", default=True),
     st.Page("infercost/ui/pages/compare.py", title="Compare", icon=":material/compare_arrows:"),

@@ -12,6 +12,16 @@ class InputError(ValueError):
         super().__init__(f"{field}: {reason}" if field else reason)
 
 
+def _echoable(value: object) -> bool:
+    """Numbers and short strings help a person find the typo; anything that may be a secret is never repeated."""
+    if isinstance(value, bool | int | float):
+        return True
+    return isinstance(value, str) and len(value) <= 40 and not value.startswith(SECRET_PREFIXES)
+
+
+SECRET_PREFIXES = ("sk-", "hf_", "Bearer ", "key-", "gsk_", "xai-")
+
+
 def from_pydantic(error: object, prefix: str = "") -> InputError:
     """Turn a pydantic ``ValidationError`` into an InputError naming the first bad field and the value given."""
     first = error.errors()[0]  # type: ignore[attr-defined]
@@ -19,7 +29,7 @@ def from_pydantic(error: object, prefix: str = "") -> InputError:
     field = ".".join(part for part in (prefix, loc) if part) or error.title.lower()  # type: ignore[attr-defined]
     message = first.get("msg", "invalid value").removeprefix("Value error, ")
     given = first.get("input")
-    if loc and isinstance(given, str | int | float | bool) and first.get("type") != "missing":
+    if loc and _echoable(given) and first.get("type") not in ("missing", "extra_forbidden"):
         message += f" (got {given!r})"
     count = error.error_count()  # type: ignore[attr-defined]
     if count > 1:

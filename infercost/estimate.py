@@ -142,6 +142,24 @@ class PointsBasis:
     note: str = ""
 
 
+INLINE = "inline"
+
+
+def inline_profile(spec: SelfHost) -> ThroughputProfile:
+    """Points a person typed in, taken as measured by them, at the shape they say (else at the workload's)."""
+    throughput = spec.throughput
+    points = [{**p.latency_ms(), **p.model_dump(include={"concurrency", "request_throughput", "output_throughput"})}
+              for p in throughput.points or ()]  # fmt: skip
+    return ThroughputProfile(id=INLINE, name=spec.name, model="", hardware=spec.gpu, engine="", dtype="",
+                             basis="measured", input_len=throughput.input_len, output_len=throughput.output_len,
+                             points=sorted(points, key=lambda p: p["concurrency"]), gpus_per_replica=0)  # fmt: skip
+
+
+def reference_id(profile: ThroughputProfile) -> str | None:
+    """The id a person can look up again: a run or bundled profile; none for typed-in points or an estimate."""
+    return profile.run_id or (None if profile.id == INLINE or profile.basis == "roofline" else profile.id)
+
+
 def throughput_points(
     spec: SelfHost, index: int, load_run: RunLoader | None, *, prompt_tokens: float, output_tokens: float
 ) -> tuple[list[ThroughputPoint], PointsBasis]:
@@ -149,12 +167,8 @@ def throughput_points(
     estimate at the workload's own token shape."""
     throughput = spec.throughput
     if throughput.points:
-        points = [
-            ThroughputPoint(p.concurrency, p.request_throughput, p.output_throughput, p.latency_ms())
-            for p in throughput.points
-        ]
-        return points, PointsBasis("measured", input_len=throughput.input_len, output_len=throughput.output_len)
-    if throughput.roofline is not None:
+        profile = inline_profile(spec)
+    elif throughput.roofline is not None:
         r = throughput.roofline
         profile = roofline_profile(r.model, r.gpu, dtype=r.dtype, gpus=r.gpus, input_len=prompt_tokens,
                                    output_len=output_tokens)  # fmt: skip
@@ -171,7 +185,7 @@ def throughput_points(
         return fitted_points(profile, prompt_tokens, output_tokens)
     estimated = profile.basis == "roofline"
     basis = PointsBasis(
-        profile.basis, profile.run_id or (None if estimated else profile.id), profile.input_len, profile.output_len,
+        profile.basis, reference_id(profile), profile.input_len, profile.output_len,
         profile.gpus_per_replica, profile.source, profile.hardware, profile.notes if estimated else "",
     )  # fmt: skip
     return points, basis
@@ -228,7 +242,7 @@ def fitted_points(
             note += f" (leave-one-out median error of requests/s: {worst:.0%})"
     if model.assumptions:
         note += "; assumed: " + "; ".join(model.assumptions)
-    basis = PointsBasis("fitted", profile.run_id or profile.id, prompt_tokens, output_tokens, profile.gpus_per_replica,
+    basis = PointsBasis("fitted", reference_id(profile), prompt_tokens, output_tokens, profile.gpus_per_replica,
                         profile.source, profile.hardware, note)  # fmt: skip
     return points, basis
 

@@ -30,15 +30,9 @@ PREFERRED_MODELS = (
     "deepseek-chat",
     "together/meta-llama-3.1-8b-instruct-turbo",
 )
-SELF_HOST_DEFAULT_POINTS = [  # an example a person replaces with their own measurements
-    {"concurrency": 1, "request_throughput": 0.35, "output_throughput": 105.0, "p95_ttft_ms": 45.0, "p95_tpot_ms": 9.5},
-    {"concurrency": 8, "request_throughput": 2.4, "output_throughput": 720.0, "p95_ttft_ms": 90.0, "p95_tpot_ms": 11.0},
-    {"concurrency": 32, "request_throughput": 7.5, "output_throughput": 2250.0, "p95_ttft_ms": 260.0, "p95_tpot_ms": 14.0},
-    {"concurrency": 64, "request_throughput": 11.0, "output_throughput": 3300.0, "p95_ttft_ms": 700.0, "p95_tpot_ms": 19.0},
-]
 PROMPT_IN_CHARACTERS = "characters of a language"
 PERSISTENT_KEYS = (*WORKLOAD_DEFAULTS, "api_models", "price_overrides", "self_host", "prompt_distribution",
-                   "prompt_unit", "prompt_chars", "language")  # fmt: skip
+                   "prompt_unit", "prompt_chars", "language", "panel_setup")  # fmt: skip
 
 
 def default_models(available: Sequence[str]) -> list[str]:
@@ -53,6 +47,9 @@ def init_state(state: MutableMapping[str, Any], available_models: Sequence[str])
     state.setdefault("api_models", default_models(available_models))
     state.setdefault("price_overrides", [])
     state.setdefault("self_host", [])
+    state.setdefault("prompt_unit", "tokens")
+    state.setdefault("prompt_chars", 4000)
+    state.setdefault("language", "en")
 
 
 def keep_widget_state(state: MutableMapping[str, Any]) -> None:
@@ -67,8 +64,9 @@ def profile_document(state: MutableMapping[str, Any]) -> dict[str, Any]:
     document = {key: state[key] for key in WORKLOAD_DEFAULTS if key in state}
     if state.get("prompt_unit") == PROMPT_IN_CHARACTERS:  # each model then counts with its own tokenizer
         del document["prompt_tokens"]
-        document |= {"prompt_chars": state.get("prompt_chars", 4000), "language": state.get("language", "en")}
+        document |= {"prompt_chars": state["prompt_chars"], "language": state["language"]}
     document["api_models"] = list(state.get("api_models", []))
     document["prices"] = list(state.get("price_overrides", []))
-    document["self_host"] = list(state.get("self_host", []))
+    panel = [state["panel_setup"]] if state.get("panel_setup") else []  # the bill page's own setup, if included
+    document["self_host"] = [*state.get("self_host", []), *panel]
     return document

@@ -95,3 +95,12 @@ def test_bundled_files_are_plain_json_with_a_schema_version():
     for name in ("api_prices.json", "gpu_prices.json", "gpu_specs.json"):
         document = json.loads(resources.files("infercost.pricing").joinpath("data", name).read_text())
         assert document["schema_version"] == 1 and document["entries"]
+
+
+def test_an_error_never_repeats_what_may_be_a_secret():
+    with pytest.raises(InputError) as error:
+        validate_entries([VALID | {"api_key": "sk-live-1234567890"}], ApiPrice, name="prices.json")
+    assert "sk-live" not in str(error.value) and "api_key" in str(error.value)
+    with pytest.raises(InputError) as typo:
+        validate_entries([VALID | {"input_per_mtok": "sk-abc"}], ApiPrice, name="prices.json")
+    assert "sk-abc" not in str(typo.value)

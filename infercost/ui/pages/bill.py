@@ -9,9 +9,16 @@ import plotly.express as px
 import streamlit as st
 
 from infercost.errors import InputError
-from infercost.ui.cached import catalog_json, cost_curves, estimate_json, gpu_prices_json, show_input_error
+from infercost.ui.cached import (
+    catalog_json,
+    cost_curves,
+    estimate_json,
+    gpu_prices_json,
+    show_input_error,
+    throughput_profiles,
+)
 from infercost.tokenizers import LANGUAGE_NAMES, LANGUAGES
-from infercost.ui.state import PROMPT_IN_CHARACTERS, SELF_HOST_DEFAULT_POINTS, init_state, profile_document
+from infercost.ui.state import PROMPT_IN_CHARACTERS, init_state, profile_document
 
 catalog = catalog_json()
 yours = [entry["id"] for entry in st.session_state.get("price_overrides", [])]
@@ -28,8 +35,7 @@ with st.container(border=True):
     unit = left.radio("Prompt length in", ["tokens", PROMPT_IN_CHARACTERS], horizontal=True, key="prompt_unit",
                       help="Characters: each model's tokens are counted with its own tokenizer, per language.")  # fmt: skip
     if unit == PROMPT_IN_CHARACTERS:
-        left.number_input("Prompt characters per call", min_value=0, max_value=10**9, value=4000, step=500,
-                          key="prompt_chars")  # fmt: skip
+        left.number_input("Prompt characters per call", min_value=0, max_value=10**9, step=500, key="prompt_chars")
         left.selectbox("Language", LANGUAGES, key="language", format_func=lambda code: LANGUAGE_NAMES.get(code, code))
     else:
         left.number_input("Prompt tokens per call", min_value=0, max_value=10**8, step=100, key="prompt_tokens")
@@ -49,7 +55,10 @@ with st.container(border=True):
     right.toggle("Batch API", key="batch", help="Use batch prices; models without a batch tier are flagged.")
     st.multiselect("Models", model_ids, key="api_models", help="Prices come from the catalog (see Prices).")
 
-with st.expander("Self-hosted setup (your measured operating points)", expanded=bool(st.session_state["self_host"])):
+with st.expander(
+    "Self-hosted setup (your measured operating points)",
+    expanded=bool(st.session_state["self_host"] or st.session_state.get("panel_setup")),
+):
     gpus = gpu_prices_json()
     offers = {f"{g['gpu']} · {g['provider']} · {g['kind']} · ${g['price_per_hour']:.2f}/h": g for g in gpus}
     a, b, c = st.columns(3)
@@ -63,19 +72,40 @@ with st.expander("Self-hosted setup (your measured operating points)", expanded=
     slo_tpot = b.number_input("SLO p95 TPOT (ms)", min_value=1.0, value=50.0, key="slo_p95_tpot_ms")
     peak = c.number_input("Peak / average", min_value=1.0, max_value=100.0, value=2.0, key="peak_to_average")
     mode = d.selectbox("Scaling", ["always_on", "elastic"], key="self_host_mode")
-    st.caption("Operating points of one replica: requests/s, output tokens/s and p95 latencies at each concurrency.")
-    points = st.data_editor(pd.DataFrame(SELF_HOST_DEFAULT_POINTS), num_rows="dynamic", key="points_editor")
+    profiles = throughput_profiles()
+    example = next((p for p in profiles if "p95_tpot_ms" in p.points[0] and "H100" in p.hardware), profiles[0])
+    st.caption(f"Operating points of one replica: requests/s, output tokens/s and latencies at each concurrency. "
+               f"Prefilled with *{example.name}* ({example.basis}, not measured here); replace them with yours.")  # fmt: skip
+    columns = ["concurrency", "request_throughput", "output_throughput", "mean_ttft_ms", "mean_tpot_ms", "p95_ttft_ms",
+               "p95_tpot_ms"]
+    points = st.data_editor(
+        pd.DataFrame(example.points).reindex(columns=columns), num_rows="dynamic", key="points_editor"
+    )
+    a, b = st.columns(2)
+    measured_in = a.number_input(
+        "Measured at input tokens", 1, 10**7, int(example.input_len or 1000), key="measured_in"
+    )
+    measured_out = b.number_input(
+        "Measured at output tokens", 1, 10**7, int(example.output_len or 200), key="measured_out"
+    )
     if st.toggle("Include this setup in the bill", key="self_host_on"):
-        st.session_state["self_host"] = [{
+        st.session_state["panel_setup"] = {
             "name": offers[offer]["gpu"] if offer in offers else "custom GPU",
             "gpu": offers[offer]["gpu"] if offer in offers else "custom",
             "gpu_price_per_hour": price, "gpus_per_replica": int(gpus_per_replica),
-            "throughput": {"points": points.dropna(how="all").to_dict("records")},
+            "throughput": {"points": points.dropna(how="all").to_dict("records"), "input_len": measured_in,
+                           "output_len": measured_out},
             "slo": {"p95_ttft_ms": slo_ttft, "p95_tpot_ms": slo_tpot},
             "peak_to_average": peak, "mode": mode,
-        }]  # fmt: skip
+        }  # fmt: skip
     else:
-        st.session_state["self_host"] = []
+        st.session_state["panel_setup"] = None
+    loaded = st.session_state["self_host"]
+    if loaded:
+        st.caption("Also in the bill, from a scenario or a shared link: " + ", ".join(s["name"] for s in loaded))
+        if st.button("Remove those setups", key="clear_loaded_setups"):
+            st.session_state["self_host"] = []
+            st.rerun()
 
 profile_json = json.dumps(profile_document(st.session_state), sort_keys=True, default=str)
 try:
@@ -116,7 +146,11 @@ if not self_host.empty:
     st.markdown("**Self-hosted**")
     st.dataframe(self_host[["name", "basis", "meets_slo", "replicas", "gpu_hours_per_day", "cost_per_month",
                             "cost_per_million_tokens"]], hide_index=True)  # fmt: skip
-notes = [f"{row.get('model') or row.get('name')}: {w}" for row in result["api"] + result["self_host"] for w in row["warnings"]]
+notes = [
+    f"{row.get('model') or row.get('name')}: {w}"
+    for row in result["api"] + result["self_host"]
+    for w in row["warnings"]
+]
 if notes:
     with st.expander(f"Notes ({len(notes)})"):
         st.markdown("\n".join(f"- {note}" for note in notes))
