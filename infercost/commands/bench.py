@@ -18,7 +18,7 @@ from infercost.commands.common import add_db_argument, table
 from infercost.errors import InputError
 from infercost.runner.backends import BACKENDS, BackendOptions
 from infercost.runner.patterns import PATTERNS
-from infercost.runner.sweep import Progress, SweepConfig, run_summary, run_sweep
+from infercost.runner.sweep import Progress, SweepConfig, parse_levels, run_summary, run_sweep
 
 SUMMARY_COLUMNS = ("load", "completed", "failed", "request_throughput", "output_throughput", "median_user_tokens_per_s",
                    "median_ttft_ms", "p95_ttft_ms", "median_tpot_ms", "p95_tpot_ms", "p95_e2el_ms")
@@ -55,16 +55,6 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     parser.add_argument("--resume", metavar="RUN_ID", help="continue an interrupted run (its stored settings are used)")
     add_db_argument(parser)
     parser.set_defaults(handler=run, render=render)
-
-
-def _numbers(text: str, field: str) -> list[float]:
-    try:
-        values = [float(part) for part in text.split(",") if part.strip()]
-    except ValueError:
-        raise InputError(field, f"expected comma-separated numbers, got {text!r}") from None
-    if not values:
-        raise InputError(field, "give at least one value")
-    return values
 
 
 def _mixed(text: str | None) -> tuple[int, int, float] | None:
@@ -109,7 +99,7 @@ def config_from_args(args: argparse.Namespace) -> SweepConfig:
         tokenizer=args.tokenizer, dtype=args.dtype, device=args.device)
     if args.backend == "openai" and not args.base_url:
         raise InputError("base_url", "the openai backend needs --base-url, e.g. http://127.0.0.1:8000/v1")
-    levels = _numbers(args.rate, "rate") if args.pattern == "rate" and args.rate else _numbers(args.concurrency, "concurrency")
+    levels = parse_levels(args.rate, "rate") if args.pattern == "rate" and args.rate else parse_levels(args.concurrency)
     if args.pattern == "rate" and not args.rate:
         raise InputError("rate", "--pattern rate needs --rate, e.g. 1,2,4")
     return SweepConfig(backend=args.backend, options=options, pattern=args.pattern, levels=levels,

@@ -84,6 +84,16 @@ class SweepConfig:
         return 0 if self.pattern == "rate" else max(1, int(load))
 
 
+def parse_levels(text: str, field_name: str = "concurrency") -> list[float]:
+    """``"1,5,20,50"`` to numbers; the CLI and the app read load levels the same way."""
+    try:
+        values = [float(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise InputError(field_name, f"expected comma-separated numbers, got {text!r}") from None
+    _check(bool(values), field_name, "give at least one value")
+    return values
+
+
 def _check(ok: bool, field_name: str, reason: str) -> None:
     if not ok:
         raise InputError(field_name, reason)

@@ -10,6 +10,15 @@ from streamlit.testing.v1 import AppTest
 PAGE = str(Path(__file__).resolve().parents[2] / "infercost" / "ui" / "pages" / "benchmark.py")
 
 
+def start_sweep(at: AppTest, url: str, concurrency: str, requests: int) -> None:
+    at.text_input(key="base_url").set_value(url)
+    at.text_input(key="model").set_value("scripted")
+    at.text_input(key="concurrency").set_value(concurrency)
+    at.number_input(key="requests").set_value(requests)
+    at.number_input(key="output_tokens").set_value(8)
+    at.button(key="start").click().run()
+
+
 def test_page_opens_without_runs() -> None:
     at = AppTest.from_file(PAGE, default_timeout=60).run()
     assert not at.exception
@@ -19,12 +28,7 @@ def test_page_opens_without_runs() -> None:
 def test_sweep_from_the_form_is_stored_and_plotted(scripted) -> None:
     at = AppTest.from_file(PAGE, default_timeout=60).run()
     with scripted(ttft_ms=1, gap_us=200) as url:
-        at.text_input(key="base_url").set_value(url)
-        at.text_input(key="model").set_value("scripted")
-        at.text_input(key="concurrency").set_value("1,2")
-        at.number_input(key="requests").set_value(4)
-        at.number_input(key="output_tokens").set_value(8)
-        at.button(key="start").click().run()
+        start_sweep(at, url, "1,2", 4)
         assert not at.exception
         job = at.session_state["bench_job"]
         assert job.wait(60) and job.error is None
@@ -46,11 +50,7 @@ def test_bad_levels_are_a_message_not_a_crash() -> None:
 def test_cancel_stops_a_running_sweep(scripted) -> None:
     at = AppTest.from_file(PAGE, default_timeout=60).run()
     with scripted(ttft_ms=50, gap_us=2000) as url:
-        at.text_input(key="base_url").set_value(url)
-        at.text_input(key="model").set_value("scripted")
-        at.text_input(key="concurrency").set_value("1,2,3")
-        at.number_input(key="requests").set_value(50)
-        at.button(key="start").click().run()
+        start_sweep(at, url, "1,2,3", 50)
         job = at.session_state["bench_job"]
         deadline = time.monotonic() + 30
         while job.progress.done < 2 and time.monotonic() < deadline:

@@ -10,20 +10,10 @@ from infercost import store
 from infercost.errors import InputError
 from infercost.runner.backends import BackendOptions
 from infercost.runner.jobs import BenchJob, comparison_rows
-from infercost.runner.sweep import SweepConfig
+from infercost.runner.sweep import SweepConfig, parse_levels
 
 TARGETS = {"OpenAI-compatible URL": "openai", "In process (transformers)": "transformers"}
 LATENCIES = ("ttft", "tpot")
-
-
-def levels(text: str, field: str) -> list[float]:
-    try:
-        values = [float(part) for part in text.split(",") if part.strip()]
-    except ValueError:
-        raise InputError(field, f"expected comma-separated numbers, got {text!r}") from None
-    if not values:
-        raise InputError(field, "give at least one value")
-    return values
 
 
 def config_from_form() -> SweepConfig:
@@ -34,7 +24,7 @@ def config_from_form() -> SweepConfig:
                              if backend == "transformers" and state["cpu_only"] else "auto")
     if not options.model:
         raise InputError("model", "give the model name the server knows, or random:<architecture>")
-    return SweepConfig(backend=backend, options=options, levels=levels(state["concurrency"], "concurrency"),
+    return SweepConfig(backend=backend, options=options, levels=parse_levels(state["concurrency"]),
                        pattern="batch" if backend == "transformers" else "concurrency",
                        input_tokens=int(state["input_tokens"]), output_tokens=int(state["output_tokens"]),
                        requests=int(state["requests"]))
