@@ -22,7 +22,7 @@ from typing import Any
 
 from infercost import store
 from infercost.errors import InputError
-from infercost.runner.backends import BACKENDS, Backend, BackendOptions
+from infercost.runner.backends import BACKENDS, BATCHED_BACKENDS, Backend, BackendOptions
 from infercost.runner.metrics import calculate_metrics, combine_repeats
 from infercost.runner.patterns import PATTERNS
 from infercost.runner.records import RequestRecord, RequestSpec
@@ -52,6 +52,9 @@ class SweepConfig:
         _check(self.pattern in PATTERNS, "pattern", f"{self.pattern!r} is not one of {', '.join(PATTERNS)}")
         if self.pattern == "single":
             self.levels = [1]
+        if self.backend in BATCHED_BACKENDS:  # in process there is no server to queue requests: fixed batches
+            _check(self.pattern != "rate", "pattern", "the in-process backend runs fixed batches; rate needs a server")
+            self.pattern = "batch" if self.pattern == "concurrency" else self.pattern
         _check(bool(self.levels) and all(v > 0 for v in self.levels), "concurrency", "levels must be positive")
         _check(self.input_tokens >= 1, "input_tokens", "must be at least 1")
         _check(self.output_tokens >= 1, "output_tokens", "must be at least 1")

@@ -55,6 +55,7 @@ def test_transformers_backend_in_process(tmp_path: Path) -> None:
     assert_forced_and_stored(summary, tmp_path, 2, "engine")
     run = store.get_run(store.connect(tmp_path / "e.db"), summary["run_id"])
     assert run["engine"]["engine"] == "transformers" and run["engine"]["dtype"] == "float32"
+    assert [level["batch_size"] for level in summary["levels"]] == [1, 2]
     assert json.dumps(summary)  # JSON-able, as `bench --json` prints it
 
 

@@ -61,5 +61,6 @@ def _transformers(options: BackendOptions) -> Backend:
 
 
 BACKENDS: dict[str, Callable[[BackendOptions], Backend]] = {"openai": _openai, "transformers": _transformers}
+BATCHED_BACKENDS = frozenset({"transformers"})  # run a level as fixed batches: its load is a batch size
 
-__all__ = ["BACKENDS", "Backend", "BackendOptions"]
+__all__ = ["BACKENDS", "BATCHED_BACKENDS", "Backend", "BackendOptions"]

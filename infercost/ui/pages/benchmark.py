@@ -25,7 +25,6 @@ def config_from_form() -> SweepConfig:
     if not options.model:
         raise InputError("model", "give the model name the server knows, or random:<architecture>")
     return SweepConfig(backend=backend, options=options, levels=parse_levels(state["concurrency"]),
-                       pattern="batch" if backend == "transformers" else "concurrency",
                        input_tokens=int(state["input_tokens"]), output_tokens=int(state["output_tokens"]),
                        requests=int(state["requests"]))
 
