@@ -4,9 +4,10 @@ For each tokenizer, two fresh processes count the same generated JSONL corpus:
   raw       the library's own batch call (tiktoken ``encode_ordinary_batch``, tokenizers ``encode_batch_fast``) over
             the records already in memory, in batches of the size infercost uses (Qwen: NFC first, as its tokenizer);
   infercost ``corpus_stats(path, field="prompt")``: reading, JSON parsing, UTF-8 checks, counting, statistics.
-The two alternate ``--repeats`` times and the medians are reported, so a busy neighbour on a shared machine hits
-both alike. Reported: MB/s of record text for both, their ratio (goal >= 0.9), and infercost's peak memory above
-its resident size after loading the tokenizer (flat: it should not grow with the corpus).
+They run as ``--repeats`` back-to-back pairs, the order flipping each time (raw first, then infercost first), and
+the ratio is the median of the per-pair ratios, so a busy neighbour on a shared machine hits both sides alike.
+Reported: median MB/s of record text for both, that ratio (goal >= 0.9), and infercost's peak memory above its
+resident size after loading the tokenizer (flat: it should not grow with the corpus).
 
     python bench/tokenizers_throughput.py --size-mb 200 --repeats 3
 """
@@ -106,7 +107,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size-mb", type=float, default=200.0, help="corpus size (JSONL bytes)")
     parser.add_argument("--tokenizers", default=",".join(offline_ids()))
-    parser.add_argument("--repeats", type=int, default=3, help="alternating raw/infercost runs; medians reported")
+    parser.add_argument("--repeats", type=int, default=3, help="raw/infercost pairs, order flipping; median ratio")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "corpus.jsonl"
@@ -116,16 +117,17 @@ def main() -> None:
         print(f"{'tokenizer':15} {'raw MB/s':>9} {'infercost MB/s':>15} {'ratio':>6} {'peak extra MiB':>15}")
         for tokenizer_id in args.tokenizers.split(","):
             raw_mbs, ours_mbs, peaks = [], [], []
-            for _ in range(args.repeats):
-                raw = measure(run_raw, tokenizer_id, path)
-                ours = measure(run_infercost, tokenizer_id, path)
+            for repeat in range(args.repeats):
+                order = (run_raw, run_infercost) if repeat % 2 == 0 else (run_infercost, run_raw)
+                results = {target: measure(target, tokenizer_id, path) for target in order}
+                raw, ours = results[run_raw], results[run_infercost]
                 assert raw["tokens"] == ours["tokens"], (tokenizer_id, raw["tokens"], ours["tokens"])
                 raw_mbs.append(raw["text_bytes"] / 1e6 / raw["seconds"])
                 ours_mbs.append(ours["text_bytes"] / 1e6 / ours["seconds"])
                 peaks.append(ours["peak_extra_mb"])
-            raw_median, ours_median = statistics.median(raw_mbs), statistics.median(ours_mbs)
-            print(f"{tokenizer_id:15} {raw_median:9.2f} {ours_median:15.2f} {ours_median / raw_median:6.2f} "
-                  f"{max(peaks):15.1f}", flush=True)
+            ratio = statistics.median(o / r for o, r in zip(ours_mbs, raw_mbs))
+            print(f"{tokenizer_id:15} {statistics.median(raw_mbs):9.2f} {statistics.median(ours_mbs):15.2f} "
+                  f"{ratio:6.2f} {max(peaks):15.1f}", flush=True)
 
 
 if __name__ == "__main__":
