@@ -94,3 +94,13 @@ def test_binary_is_an_input_error(tmp_path: Path) -> None:
     path.write_bytes(b"\xff\xfe\x00binary")
     with pytest.raises(InputError, match="file"):
         import_file(path, "vllm", db_path=tmp_path / "i.db")
+
+
+def test_runs_import_command(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    from infercost.cli import main
+
+    path = tmp_path / "aiperf.json"
+    path.write_text(json.dumps(AIPERF))
+    assert main(["runs", "import", str(path), "--format", "aiperf", "--db", str(tmp_path / "c.db"), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["levels"][0]["mean_ttft_ms"] == 1588.8 and summary["status"] == "done"
