@@ -49,6 +49,8 @@ def test_a_corpus_fills_the_workload(tmp_path):
     at.button(key="count_corpus").click().run()
     assert not at.exception
     assert set(frame(at, "role")["records"]) == {3}
+    per_model = frame(at, "mean_prompt_tokens")
+    assert len(per_model) and set(per_model.tokenizer) <= {"o200k_base", "cl100k_base", "qwen2.5"}
     at.button(key="use_distribution").click().run()
     assert not at.exception
     expected = [count_tokens("o200k_base", p) for p in prompts]

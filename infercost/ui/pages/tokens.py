@@ -11,6 +11,7 @@ import plotly.express as px
 import streamlit as st
 
 from infercost.errors import InputError
+from infercost.ui.cached import catalog_json
 from infercost.tokenizers import (
     LANGUAGE_NAMES,
     corpus_fields,
@@ -145,6 +146,16 @@ if results:
     summary = pd.DataFrame([{"role": role, **{k: v for k, v in s.summary().items() if k != "histogram"}}
                             for role, stats in results.items() for s in stats.stats.values()])
     st.dataframe(summary, hide_index=True, key="corpus_summary")
+    per_model = pd.DataFrame([
+        {"model": entry["id"], "provider": entry["provider"], "tokenizer": entry["tokenizer"],
+         "fidelity": entry["tokenizer_fidelity"], "mean_prompt_tokens": float(np.mean(prompt.stats[entry["tokenizer"]].counts)),
+         "p95_prompt_tokens": float(np.percentile(prompt.stats[entry["tokenizer"]].counts, 95)),
+         "note": entry.get("tokenizer_note", "")}
+        for entry in catalog_json() if entry["tokenizer"] in prompt.stats
+    ])
+    if not per_model.empty:
+        with st.expander(f"Per priced model ({len(per_model)} models use the tokenizers counted)"):
+            st.dataframe(per_model, hide_index=True)
     histogram = pd.DataFrame([
         {"tokenizer": tid, "tokens": (lo + hi) / 2, "records": n}
         for tid, s in prompt.stats.items()
