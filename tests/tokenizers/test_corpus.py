@@ -171,3 +171,15 @@ def test_abandoning_the_reader_midway_does_not_hang():
     stream = corpus.prefetch(batches, depth=1)
     assert next(stream).texts == ["0"]
     stream.close()  # joins the reader thread: it must notice and stop
+
+
+def test_streamlit_upload_is_read_twice_fields_then_records():
+    from streamlit.proto.Common_pb2 import FileURLs
+    from streamlit.runtime.uploaded_file_manager import UploadedFile, UploadedFileRec
+
+    data = b'{"prompt": "hi there"}\n{"prompt": 7}\n{"prompt": "x"}\n'
+    upload = UploadedFile(UploadedFileRec(file_id="1", name="u.jsonl", type="application/json", data=data), FileURLs())
+    assert corpus_fields(upload) == ["prompt"]
+    upload.seek(0)
+    stats = corpus_stats(upload, field="prompt", tokenizer_ids=["llama3"])
+    assert (stats.records, stats.file, [s.line for s in stats.skipped]) == (2, "u.jsonl", [2])
