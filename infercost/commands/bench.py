@@ -28,7 +28,8 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     parser = subparsers.add_parser("bench", parents=[common], help="benchmark an engine; store every request",
                                    description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--backend", choices=sorted(BACKENDS), default="openai")
-    parser.add_argument("--model", help="model name the server knows, or random:<architecture> / a directory in process")
+    parser.add_argument("--model",
+                        help="model name the server knows, or random:<architecture> / a directory in process")
     parser.add_argument("--base-url", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
     parser.add_argument("--api", choices=("completions", "chat"), default="completions")
     parser.add_argument("--api-key-env", default="OPENAI_API_KEY",
@@ -124,7 +125,8 @@ class ProgressBar:
         filled = int(width * p.done / total) if total else 0
         bar = "#" * filled + "." * (width - filled)
         count = f"{p.done}/{total}" if total else f"{p.done}"
-        sys.stderr.write(f"\rlevel {p.level}/{p.levels} load {p.load:g} {p.phase:9s} [{bar}] {count} failed {p.failed} ")
+        line = f"level {p.level}/{p.levels} load {p.load:g} {p.phase:9s} [{bar}] {count} failed {p.failed} "
+        sys.stderr.write("\r" + line)
         sys.stderr.flush()
 
 

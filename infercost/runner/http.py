@@ -238,7 +238,7 @@ class HttpClient:
             fresh = not self._idle
             try:
                 conn = await self._acquire()
-            except (OSError, asyncio.TimeoutError) as error:
+            except (TimeoutError, OSError) as error:
                 return Response(t0=_clock(), error=f"connect: {error or type(error).__name__}")
             response = conn.start(raw, sink)
             await self._wait(conn)

@@ -63,7 +63,8 @@ VLLM_NUMBERS = ("completed", "failed", "duration", "total_input_tokens", "total_
 def from_vllm(data: dict[str, Any]) -> Imported:
     _require(data, "completed", "vllm")
     summary = {key: data[key] for key in VLLM_NUMBERS if isinstance(data.get(key), (int, float))}
-    summary.update({key: value for key, value in data.items() if key.endswith("_ms") and isinstance(value, (int, float))})
+    summary.update({key: value for key, value in data.items()
+                    if key.endswith("_ms") and isinstance(value, (int, float))})
     summary["concurrency"] = data.get("max_concurrency")
     summary["rate"] = data.get("request_rate") if data.get("request_rate") not in (None, "inf", float("inf")) else None
     model = str(data.get("model_id") or data.get("model") or "unknown")
@@ -79,7 +80,7 @@ def _vllm_requests(data: dict[str, Any]) -> list[dict[str, Any]]:
         return []
     inputs, outputs, errors = data.get("input_lens") or [], data.get("output_lens") or [], data.get("errors") or []
     rows = []
-    for seq, (ttft, gaps) in enumerate(zip(ttfts, itls)):
+    for seq, (ttft, gaps) in enumerate(zip(ttfts, itls, strict=False)):
         error = errors[seq] if seq < len(errors) else ""
         gaps = [float(g) for g in gaps or []]
         ok = not error and ttft
@@ -125,7 +126,8 @@ def _guidellm_level(bench: dict[str, Any]) -> dict[str, Any]:
                                "failed": (totals.get("errored") or 0) + (totals.get("incomplete") or 0)}
     for name, (key, scale) in GUIDELLM_LATENCIES.items():
         _latency(summary, name, _successful(metrics, key), scale)
-    for ours, theirs in (("request_throughput", "requests_per_second"), ("output_throughput", "output_tokens_per_second"),
+    for ours, theirs in (("request_throughput", "requests_per_second"),
+                         ("output_throughput", "output_tokens_per_second"),
                          ("total_token_throughput", "tokens_per_second")):
         stats = _successful(metrics, theirs) or {}
         if isinstance(stats.get("mean"), (int, float)):
@@ -134,14 +136,16 @@ def _guidellm_level(bench: dict[str, Any]) -> dict[str, Any]:
     summary["concurrency"] = strategy.get("streams") or strategy.get("max_concurrency")
     summary["rate"] = strategy.get("rate")
     duration = bench.get("duration")
-    if duration is None and isinstance(bench.get("end_time"), (int, float)) and isinstance(bench.get("start_time"), (int, float)):
-        duration = bench["end_time"] - bench["start_time"]
+    times = (bench.get("start_time"), bench.get("end_time"))
+    if duration is None and all(isinstance(t, (int, float)) for t in times):
+        duration = times[1] - times[0]
     summary["duration"] = duration
     return summary
 
 
 def _guidellm_model(data: dict[str, Any], bench: dict[str, Any]) -> str:
-    for source in (bench.get("config") or {}, bench.get("args") or {}, data.get("args") or {}, data.get("config") or {}):
+    sources = (bench.get("config"), bench.get("args"), data.get("args"), data.get("config"))
+    for source in (source or {} for source in sources):
         for key in ("model",):
             if isinstance(source.get(key), str):
                 return source[key]
@@ -216,7 +220,8 @@ def import_file(path: str | Path, fmt: str, *, db_path: str | Path | None = None
         run_id = store.create_run(db, backend=imported.tool, model=imported.model, source=imported.tool,
                                   config={**imported.config, "imported_from": Path(path).name},
                                   hardware={}, engine={"engine": imported.tool}, status="done")
-        pattern = "rate" if imported.levels and imported.levels[0].get("rate") and not imported.levels[0].get("concurrency") else "concurrency"
+        first = imported.levels[0] if imported.levels else {}
+        pattern = "rate" if first.get("rate") and not first.get("concurrency") else "concurrency"
         store.plan_levels(db, run_id, [(idx, 0, pattern, float(level.get("concurrency") or level.get("rate") or 0))
                                        for idx, level in enumerate(imported.levels)])
         for idx, level in enumerate(imported.levels):

@@ -25,7 +25,7 @@ class BenchJob:
     finished: bool = False
     _thread: threading.Thread | None = None
 
-    def start(self) -> "BenchJob":
+    def start(self) -> BenchJob:
         self._thread = threading.Thread(target=self._run, name="bench-job", daemon=True)
         self._thread.start()
         return self

@@ -59,7 +59,7 @@ def calculate_metrics(records: Sequence[Any], *, slo_ms: Mapping[str, float] | N
     e2el = [_get(r, "t_last") - _get(r, "t0") for r in done]
     n_out = [int(_get(r, "n_out") or 0) for r in done]
     n_in = [int(_get(r, "n_in") or 0) for r in done]
-    tpot = [(e - t) / (n - 1) for e, t, n in zip(e2el, ttft, n_out) if n > 1]
+    tpot = [(e - t) / (n - 1) for e, t, n in zip(e2el, ttft, n_out, strict=True) if n > 1]
     itl = [gap for r in done for gap in _get(r, "itl")]
     per = (lambda x: x / duration) if duration > 0 else (lambda x: 0.0)
     summary: dict[str, Any] = {
@@ -72,8 +72,9 @@ def calculate_metrics(records: Sequence[Any], *, slo_ms: Mapping[str, float] | N
         "output_len_mismatch": sum(1 for r in done if _get(r, "n_out_expected") not in (None, _get(r, "n_out"))),
     }
     if slo_ms:
-        summary["request_goodput"] = per(sum(_meets(t, e, n, slo_ms) for t, e, n in zip(ttft, e2el, n_out)))
-    for name, values in zip(LATENCIES, (ttft, tpot, itl, e2el)):
+        good = sum(_meets(t, e, n, slo_ms) for t, e, n in zip(ttft, e2el, n_out, strict=True))
+        summary["request_goodput"] = per(good)
+    for name, values in zip(LATENCIES, (ttft, tpot, itl, e2el), strict=True):
         summary.update(_stats(name, values))
     speeds = [1 / t for t in tpot if t > 0]  # per-user tokens/s, always reported beside the aggregate
     summary["mean_user_tokens_per_s"] = float(np.mean(speeds)) if speeds else 0.0

@@ -8,6 +8,7 @@ over, or cancelled) and ``done(record)``, called once per request as it complete
 from __future__ import annotations
 
 import asyncio
+import itertools
 import random
 import time
 from collections.abc import Callable, Iterator
@@ -35,7 +36,7 @@ async def fixed_batch(backend: Any, load: float, specs: Iterator[RequestSpec], s
     """Batches of ``load`` requests sent together; the next batch starts when the whole batch has ended."""
     size = max(1, int(load))
     while not stop():
-        batch = [spec for _, spec in zip(range(size), specs)]
+        batch = list(itertools.islice(specs, size))
         if not batch:
             return
         for record in await backend.send_batch(batch):

@@ -27,7 +27,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 _clock = time.perf_counter
@@ -62,7 +62,7 @@ class Script:
 class _Stream:
     """One streaming response being sent on schedule."""
 
-    conn: "_Conn"
+    conn: _Conn
     entry: dict
     chat: bool
     usage: bool
@@ -98,7 +98,8 @@ def _token_template(n: int, chat: bool) -> tuple[bytes, int]:
     obj = _chat_obj(n, {"content": "\0"}) if chat else _text_obj(n, "\0")
     event = b"data: " + json.dumps(obj, separators=(",", ":")).encode().replace(b"%", b"%%") + b"\n\n"
     before, after = event.split(b"\\u0000")
-    return b"%x\r\n" + before + b"%s" + after + b"\r\n", len(before) + len(after) - before.count(b"%%") - after.count(b"%%")
+    fixed_len = len(before) + len(after) - before.count(b"%%") - after.count(b"%%")
+    return b"%x\r\n" + before + b"%s" + after + b"\r\n", fixed_len
 
 
 def _chunk(payload: bytes) -> bytes:
@@ -251,7 +252,7 @@ class ScriptedServer:
                 stream.conn.hung = True
             return False
         k = min(stream.per_chunk, stream.n_out - stream.sent_tokens)
-        text = "".join([" t%d" % (stream.sent_tokens + i) for i in range(k)]).encode()
+        text = "".join([f" t{stream.sent_tokens + i}" for i in range(k)]).encode()
         data = stream.template % (stream.fixed_len + len(text), text)
         t = _clock()
         self._write(stream.conn, data)
@@ -373,7 +374,8 @@ def running(script: Script | None = None, *, log: Path | None = None, cpu: int |
     if cpu is not None:
         cmd = ["taskset", "-c", str(cpu)] + cmd
     cmd = [*wrapper, *cmd]
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2]) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    root = str(Path(__file__).resolve().parents[2])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, env=env)
     try:
         line = proc.stdout.readline()

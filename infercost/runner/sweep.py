@@ -64,10 +64,11 @@ class SweepConfig:
         _check(self.warmup is None or self.warmup >= 0, "warmup", "must be 0 or more")
         if self.mixed is not None:
             short, long, fraction = self.mixed
-            _check(1 <= short and 1 <= long and 0 <= fraction <= 1, "mixed", "need SHORT:LONG:FRACTION, e.g. 128:2048:0.2")
+            _check(1 <= short and 1 <= long and 0 <= fraction <= 1, "mixed",
+                   "need SHORT:LONG:FRACTION, e.g. 128:2048:0.2")
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "SweepConfig":
+    def from_dict(cls, data: dict[str, Any]) -> SweepConfig:
         data = dict(data)
         data["options"] = BackendOptions(**data["options"])
         if data.get("mixed") is not None:
@@ -113,7 +114,7 @@ class Progress:
     failed: int = 0
     planned: int | None = None
     phase: str = "starting"
-    on_change: Callable[["Progress"], None] | None = None
+    on_change: Callable[[Progress], None] | None = None
 
     def changed(self) -> None:
         if self.on_change is not None:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 import sqlite3
 import sys
-from array import array
 import uuid
+from array import array
 from collections.abc import Iterable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from infercost.errors import InputError
@@ -40,7 +40,7 @@ def unpack_floats(data: bytes) -> list[float]:
 
 def new_run_id() -> str:
     """Short, sortable by creation time, unique enough for one person's database."""
-    return datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
+    return datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
 
 
 def create_run(
@@ -52,7 +52,7 @@ def create_run(
         db.execute(
             "INSERT INTO runs (id, created_at, status, source, backend, model, config, hardware, engine) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (run_id, datetime.now(timezone.utc).isoformat(timespec="seconds"), status, source, backend, model,
+            (run_id, datetime.now(UTC).isoformat(timespec="seconds"), status, source, backend, model,
              json.dumps(config), json.dumps(hardware), json.dumps(engine)),
         )
     return run_id
@@ -101,7 +101,8 @@ def plan_levels(db: sqlite3.Connection, run_id: str, plan: Iterable[tuple[int, i
     """Insert (idx, repeat, pattern, load) rows as 'pending'; rows already there (a resume) are left alone."""
     with db:
         db.executemany(
-            "INSERT OR IGNORE INTO levels (run_id, idx, repeat, pattern, load, status) VALUES (?, ?, ?, ?, ?, 'pending')",
+            "INSERT OR IGNORE INTO levels (run_id, idx, repeat, pattern, load, status) "
+            "VALUES (?, ?, ?, ?, ?, 'pending')",
             [(run_id, *row) for row in plan],
         )
 

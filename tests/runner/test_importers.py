@@ -26,7 +26,8 @@ GUIDELLM = {"metadata": {"guidellm_version": "0.3.0"}, "benchmarks": [{
     "end_time": 70.0,
     "metrics": {
         "request_totals": {"successful": 95, "errored": 3, "incomplete": 2, "total": 100},
-        "time_to_first_token_ms": {"successful": {"mean": 40.0, "median": 30.0, "percentiles": {"p95": 50.0, "p99": 70.0}}},
+        "time_to_first_token_ms": {"successful": {"mean": 40.0, "median": 30.0,
+                                                  "percentiles": {"p95": 50.0, "p99": 70.0}}},
         "inter_token_latency_ms": {"successful": {"mean": 15.0, "median": 10.0}},
         "time_per_output_token_ms": {"successful": {"mean": 999.0}},
         "request_latency": {"successful": {"mean": 0.5, "median": 0.5}},

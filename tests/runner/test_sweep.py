@@ -37,7 +37,8 @@ def test_faults_are_counted_and_the_sweep_goes_on(scripted, sweep_config, tmp_pa
 
 
 @pytest.mark.parametrize(("pattern", "levels"), [("batch", [2]), ("rate", [200.0]), ("single", [1])])
-def test_other_patterns_store_every_request(scripted, sweep_config, tmp_path: Path, pattern: str, levels: list[float]) -> None:
+def test_other_patterns_store_every_request(scripted, sweep_config, tmp_path: Path, pattern: str,
+                                            levels: list[float]) -> None:
     with scripted(ttft_ms=1, gap_us=100) as url:
         run_id = run_sweep(sweep_config(url, pattern=pattern, levels=levels, requests=6), db_path=tmp_path / "r.db")
     [level] = run_summary(tmp_path / "r.db", run_id)["levels"]

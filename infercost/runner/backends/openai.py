@@ -14,6 +14,7 @@ import json
 import os
 import random
 import re
+from itertools import pairwise
 from typing import Any
 
 from infercost.errors import InputError
@@ -147,7 +148,7 @@ def parse_response(response: Response, sink: StreamSink, spec: RequestSpec, *, c
     times = sink.times
     if times:
         record.t_first, record.t_last = times[0], times[-1]
-        record.itl = [b - a for a, b in zip(times, times[1:])]
+        record.itl = [b - a for a, b in pairwise(times)]
     if response.error:  # timed out or dropped after the headers: partial times kept, the request failed
         return _failed(record, response.error.split(":", 1)[0], response.error)
     errors = [data for data in sink.others if data.startswith(b'{"error"')]

@@ -8,6 +8,7 @@ Generation runs in a worker thread so the event loop can keep a progress bar and
 from __future__ import annotations
 
 import asyncio
+from itertools import pairwise
 from typing import Any
 
 from infercost.errors import InputError
@@ -92,5 +93,5 @@ def _record(spec: RequestSpec, timing: Any, row: int) -> RequestRecord:
     times = timing.token_times[:n_out]
     return RequestRecord(
         seq=spec.seq, t0=timing.t_start, t_first=times[0], t_last=times[-1],
-        itl=[b - a for a, b in zip(times, times[1:])], n_in=timing.n_in[row], n_in_source="engine",
+        itl=[b - a for a, b in pairwise(times)], n_in=timing.n_in[row], n_in_source="engine",
         n_out=n_out, n_out_source="engine", n_out_expected=spec.output_len)
