@@ -59,3 +59,17 @@ def test_cancel_stops_a_running_sweep(scripted) -> None:
         at.button(key="cancel").click().run()
         assert job.wait(60)
     assert job.cancel.is_set() and job.progress.done < 50 and job.error is None
+
+
+def test_in_process_sweep_from_the_form() -> None:
+    at = AppTest.from_file(PAGE, default_timeout=60).run()
+    at.radio(key="target").set_value("In process (transformers)").run()
+    at.text_input(key="model").set_value("random:tiny-llama")
+    at.text_input(key="concurrency").set_value("1,2")
+    at.number_input(key="requests").set_value(2)
+    at.number_input(key="input_tokens").set_value(8)
+    at.number_input(key="output_tokens").set_value(4)
+    at.button(key="start").click().run()
+    job = at.session_state["bench_job"]
+    assert job.wait(120) and job.error is None
+    assert [level["batch_size"] for level in job.summary()["levels"]] == [1, 2]
