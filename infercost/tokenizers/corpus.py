@@ -20,7 +20,8 @@ import os
 import queue
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field as dataclass_field
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from pathlib import Path
 from typing import IO, Any
 

@@ -66,7 +66,7 @@ def nfc(text: str) -> str:
 
 
 class TiktokenTokenizer(Tokenizer):
-    """A ``tiktoken.Encoding``: ``encode_ordinary``, threaded ``encode_ordinary_batch`` (the Rust core drops the GIL)."""
+    """A ``tiktoken.Encoding``: ``encode_ordinary``; threaded ``encode_ordinary_batch`` (Rust drops the GIL)."""
 
     def __init__(self, info: TokenizerInfo, encoding: Any, normalize: Callable[[str], str] | None = None) -> None:
         super().__init__(info)
@@ -83,7 +83,7 @@ class TiktokenTokenizer(Tokenizer):
 
 
 class HFTokenizer(Tokenizer):
-    """A ``tokenizers.Tokenizer``: ``encode(add_special_tokens=False)``; batches via Rust's parallel ``encode_batch_fast``.
+    """A ``tokenizers.Tokenizer``: ``encode(add_special_tokens=False)``; batches: Rust's parallel ``encode_batch_fast``.
 
     Added tokens (e.g. DeepSeek's ``<｜begin▁of▁sentence｜>``) written in the text count as one token, because that is
     what the library does with them.

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import pytest
+
 from tests.tokenizers.tokenizer_references import build_references
 
 

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from infercost.cli import main
-from infercost.tokenizers import count_tokens
+from infercost.tokenizers import count_tokens, offline_ids
 
 STATS_KEYS = {"tokenizer", "tokens", "chars", "bytes", "records", "tokens_total", "mean", "p50", "p90", "p95", "p99",
               "max", "skipped_count", "skipped"}
@@ -27,7 +27,7 @@ def test_tokenizers_lists_the_six(capsys):
     assert {"id", "family", "fidelity", "source", "available"} <= set(listed[0])
 
 
-@pytest.mark.parametrize("tokenizer_id", ["o200k_base", "cl100k_base", "qwen2.5", "llama3", "deepseek", "mistral-tekken"])
+@pytest.mark.parametrize("tokenizer_id", offline_ids())
 def test_tokens_counts_the_exact_file(capsys, tmp_path, tokenizer_id):
     text = "  Ünïcode 👩🏽\u200d💻 <|endoftext|>\r\n\n"
     path = tmp_path / "prompt.txt"

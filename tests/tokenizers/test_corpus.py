@@ -10,10 +10,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from tests.tokenizers.tokenizer_references import TEXTS
 
 from infercost.errors import InputError
 from infercost.tokenizers import corpus, corpus_fields, corpus_stats, count_text_file, get_tokenizer
+from tests.tokenizers.tokenizer_references import TEXTS
 
 TOKENIZERS = ["o200k_base", "qwen2.5", "deepseek"]
 # Multi-line records do not fit TXT's one-per-line; a record ending in a space must survive untouched.

@@ -13,8 +13,9 @@ from tests.tokenizers.tokenizer_references import TEXTS
 
 IDS = offline_ids()
 # Pieces where tokenizers disagree most: pre-tokenizer boundaries, special-token strings, combining marks, emoji.
-PIECES = ["<|endoftext|>", "<|im_start|>", "<|eot_id|>", "<｜begin▁of▁sentence｜>", "[INST]", "</s>", "\r\n", "\n\n",
-          "   ", "\t", " ", "'s", "'LL", "12345", "١٢٣", "\u0301", "\u200d", "👩\u200d💻", "🇯🇵", "İ", "ß", "ǅ", "中文", "\ufeff"]
+PIECES = ["<|endoftext|>", "<|im_start|>", "<|eot_id|>", "<｜begin▁of▁sentence｜>", "[INST]", "</s>", "\r\n",
+          "\n\n", "   ", "\t", " ", "'s", "'LL", "12345", "١٢٣", "\u0301", "\u200d", "👩\u200d💻", "🇯🇵", "İ", "ß", "ǅ",
+          "中文", "\ufeff"]
 awkward_text = st.lists(st.one_of(st.text(max_size=12), st.sampled_from(PIECES)), max_size=16).map("".join)
 
 

