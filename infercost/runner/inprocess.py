@@ -28,32 +28,15 @@ import transformers
 from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
 from transformers.initialization import no_init_weights
 
+from infercost.architectures import ARCHITECTURES
 from infercost.costmodel.roofline import DTYPE_ALIASES, ModelShape, model_shape_from_config
 from infercost.errors import InputError
 
 RANDOM_PREFIX = "random:"
 
-_LLAMA3_ROPE = {"rope_type": "llama3", "low_freq_factor": 1.0, "high_freq_factor": 4.0,
-                "original_max_position_embeddings": 8192}
-
-# transformers config kwargs of real architectures (from each model's config.json), plus ``regular_ids``: the token
-# ids that are ordinary text (the rest are special tokens a random prompt must avoid).
+# transformers config kwargs, plus ``regular_ids``: the real architectures (infercost.architectures) and tiny ones.
 RANDOM_ARCHITECTURES: dict[str, dict[str, Any]] = {
-    "llama-3.1-8b": dict(
-        model_type="llama", vocab_size=128256, hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
-        num_attention_heads=32, num_key_value_heads=8, head_dim=128, max_position_embeddings=131072,
-        rms_norm_eps=1e-5, rope_theta=500000.0, rope_scaling={**_LLAMA3_ROPE, "factor": 8.0},
-        tie_word_embeddings=False, bos_token_id=128000, eos_token_id=128001, regular_ids=(0, 128000)),
-    "llama-3.2-1b": dict(
-        model_type="llama", vocab_size=128256, hidden_size=2048, intermediate_size=8192, num_hidden_layers=16,
-        num_attention_heads=32, num_key_value_heads=8, head_dim=64, max_position_embeddings=131072,
-        rms_norm_eps=1e-5, rope_theta=500000.0, rope_scaling={**_LLAMA3_ROPE, "factor": 32.0},
-        tie_word_embeddings=True, bos_token_id=128000, eos_token_id=128001, regular_ids=(0, 128000)),
-    "qwen2.5-7b": dict(
-        model_type="qwen2", vocab_size=152064, hidden_size=3584, intermediate_size=18944, num_hidden_layers=28,
-        num_attention_heads=28, num_key_value_heads=4, max_position_embeddings=131072, rms_norm_eps=1e-6,
-        rope_theta=1000000.0, use_sliding_window=False, tie_word_embeddings=False,
-        bos_token_id=151643, eos_token_id=151643, regular_ids=(0, 151643)),
+    **ARCHITECTURES,
     # Tiny ones for tests: the same code paths, a few milliseconds per step on a CPU.
     "tiny-llama": dict(
         model_type="llama", vocab_size=4096, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
