@@ -6,8 +6,10 @@ For each tokenizer, two fresh processes count the same generated JSONL corpus:
   infercost ``corpus_stats(path, field="prompt")``: reading, JSON parsing, UTF-8 checks, counting, statistics.
 They run as ``--repeats`` back-to-back pairs, the order flipping each time (raw first, then infercost first), and
 the ratio is the median of the per-pair ratios, so a busy neighbour on a shared machine hits both sides alike.
-Reported: median MB/s of record text for both, that ratio (goal >= 0.9), and infercost's peak memory above its
-resident size after loading the tokenizer (flat: it should not grow with the corpus).
+Reported: median MB/s of record text for both, that ratio (goal >= 0.9); the CPU ratio (raw CPU-seconds over
+infercost's, all threads: the extra work infercost does, steadier than wall time when neighbours are busy); and
+infercost's peak memory above its resident size after loading the tokenizer (flat: it should not grow with the
+corpus).
 
     python bench/tokenizers_throughput.py --size-mb 200 --repeats 3
 """
@@ -77,20 +79,22 @@ def run_raw(tokenizer_id: str, path: str, out: mp.Queue) -> None:
     texts = [json.loads(line)["prompt"] for line in open(path, encoding="utf-8")]
     call = raw_call(tokenizer_id)
     call(texts[:100])  # warm-up
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     tokens = sum(sum(call(batch)) for batch in batches(texts))
-    seconds = time.perf_counter() - start
-    out.put({"seconds": seconds, "tokens": tokens, "text_bytes": sum(len(t.encode("utf-8")) for t in texts)})
+    seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu
+    out.put({"seconds": seconds, "cpu_seconds": cpu_seconds, "tokens": tokens,
+             "text_bytes": sum(len(t.encode("utf-8")) for t in texts)})
 
 
 def run_infercost(tokenizer_id: str, path: str, out: mp.Queue) -> None:
     get_tokenizer(tokenizer_id).count_batch(["warm-up"] * 100)
     base_rss = psutil.Process().memory_info().rss
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     stats = corpus_stats(path, field="prompt", tokenizer_ids=[tokenizer_id])
-    seconds = time.perf_counter() - start
+    seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: KiB
-    out.put({"seconds": seconds, "tokens": int(stats.stats[tokenizer_id].counts.sum()), "text_bytes": stats.bytes,
+    tokens = int(stats.stats[tokenizer_id].counts.sum())
+    out.put({"seconds": seconds, "cpu_seconds": cpu_seconds, "tokens": tokens, "text_bytes": stats.bytes,
              "peak_extra_mb": max(0, peak - base_rss) / 2**20, "records": stats.records})
 
 
@@ -114,9 +118,10 @@ def main() -> None:
         records = generate(path, args.size_mb)
         print(f"corpus: {path.stat().st_size / 2**20:.0f} MiB JSONL, {records:,} records, {THREADS} threads, "
               f"{psutil.cpu_count()} CPUs")
-        print(f"{'tokenizer':15} {'raw MB/s':>9} {'infercost MB/s':>15} {'ratio':>6} {'peak extra MiB':>15}")
+        print(f"{'tokenizer':15} {'raw MB/s':>9} {'infercost MB/s':>15} {'ratio':>6} {'cpu ratio':>10} "
+              f"{'peak extra MiB':>15}")
         for tokenizer_id in args.tokenizers.split(","):
-            raw_mbs, ours_mbs, peaks = [], [], []
+            raw_mbs, ours_mbs, cpu_ratios, peaks = [], [], [], []
             for repeat in range(args.repeats):
                 order = (run_raw, run_infercost) if repeat % 2 == 0 else (run_infercost, run_raw)
                 results = {target: measure(target, tokenizer_id, path) for target in order}
@@ -124,10 +129,11 @@ def main() -> None:
                 assert raw["tokens"] == ours["tokens"], (tokenizer_id, raw["tokens"], ours["tokens"])
                 raw_mbs.append(raw["text_bytes"] / 1e6 / raw["seconds"])
                 ours_mbs.append(ours["text_bytes"] / 1e6 / ours["seconds"])
+                cpu_ratios.append(raw["cpu_seconds"] / ours["cpu_seconds"])
                 peaks.append(ours["peak_extra_mb"])
             ratio = statistics.median(o / r for o, r in zip(ours_mbs, raw_mbs, strict=True))
             print(f"{tokenizer_id:15} {statistics.median(raw_mbs):9.2f} {statistics.median(ours_mbs):15.2f} "
-                  f"{ratio:6.2f} {max(peaks):15.1f}", flush=True)
+                  f"{ratio:6.2f} {statistics.median(cpu_ratios):10.2f} {max(peaks):15.1f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -100,6 +100,8 @@ class Batch:
     lines: list[int]
     texts: list[str]
     fraction: float | None  # how far through the input, when its size is known
+    chars: int = 0
+    nbytes: int = 0  # UTF-8 bytes of the texts; measured in the reader thread, off the counting path
 
 
 class Source:
@@ -227,10 +229,16 @@ def batched(records: Iterator[tuple[int, str]], source: Source) -> Iterator[Batc
         texts.append(text)
         size += len(text)
         if size >= BATCH_BYTES or len(texts) >= BATCH_RECORDS:
-            yield Batch(lines, texts, source.fraction())
+            yield measured(Batch(lines, texts, source.fraction()))
             lines, texts, size = [], [], 0
     if texts:
-        yield Batch(lines, texts, source.fraction())
+        yield measured(Batch(lines, texts, source.fraction()))
+
+
+def measured(batch: Batch) -> Batch:
+    batch.chars = sum(map(len, batch.texts))
+    batch.nbytes = sum(len(text.encode("utf-8")) for text in batch.texts)
+    return batch
 
 
 def txt_records(source: Source, field: str | None, skip: Collector) -> Iterator[tuple[int, str]]:
@@ -411,8 +419,8 @@ def corpus_stats(path_or_fileobj: str | os.PathLike | IO[bytes], *, field: str |
         for batch in prefetch(batched(READERS[fmt](source, field, skip), source)):
             for tid, tokenizer in tokenizers.items():
                 chunks[tid].append(np.asarray(tokenizer.count_batch(batch.texts), dtype=np.int32))
-            chars += sum(map(len, batch.texts))
-            size += sum(len(t.encode("utf-8")) for t in batch.texts)
+            chars += batch.chars
+            size += batch.nbytes
             if progress and batch.fraction is not None:
                 progress(batch.fraction)
     finally:
