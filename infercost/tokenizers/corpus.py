@@ -100,8 +100,6 @@ class Batch:
     lines: list[int]
     texts: list[str]
     fraction: float | None  # how far through the input, when its size is known
-    chars: int = 0
-    nbytes: int = 0  # UTF-8 bytes of the texts; measured in the reader thread, off the counting path
 
 
 class Source:
@@ -229,16 +227,10 @@ def batched(records: Iterator[tuple[int, str]], source: Source) -> Iterator[Batc
         texts.append(text)
         size += len(text)
         if size >= BATCH_BYTES or len(texts) >= BATCH_RECORDS:
-            yield measured(Batch(lines, texts, source.fraction()))
+            yield Batch(lines, texts, source.fraction())
             lines, texts, size = [], [], 0
     if texts:
-        yield measured(Batch(lines, texts, source.fraction()))
-
-
-def measured(batch: Batch) -> Batch:
-    batch.chars = sum(map(len, batch.texts))
-    batch.nbytes = sum(len(text.encode("utf-8")) for text in batch.texts)
-    return batch
+        yield Batch(lines, texts, source.fraction())
 
 
 def txt_records(source: Source, field: str | None, skip: Collector) -> Iterator[tuple[int, str]]:
@@ -419,8 +411,9 @@ def corpus_stats(path_or_fileobj: str | os.PathLike | IO[bytes], *, field: str |
         for batch in prefetch(batched(READERS[fmt](source, field, skip), source)):
             for tid, tokenizer in tokenizers.items():
                 chunks[tid].append(np.asarray(tokenizer.count_batch(batch.texts), dtype=np.int32))
-            chars += batch.chars
-            size += batch.nbytes
+            chars += sum(map(len, batch.texts))
+            # after counting: the tokenizers have cached each string's UTF-8 form, so this is a copy, not an encode
+            size += sum(len(text.encode("utf-8")) for text in batch.texts)
             if progress and batch.fraction is not None:
                 progress(batch.fraction)
     finally:

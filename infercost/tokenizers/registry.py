@@ -61,8 +61,8 @@ def executor() -> ThreadPoolExecutor:
 
 
 def nfc(text: str) -> str:
-    """Qwen's tokenizer normalizes to NFC before splitting; skip the copy when the text already is NFC."""
-    return text if unicodedata.is_normalized("NFC", text) else unicodedata.normalize("NFC", text)
+    """Qwen's tokenizer normalizes to NFC before splitting (CPython returns the same string when it already is NFC)."""
+    return unicodedata.normalize("NFC", text)
 
 
 class TiktokenTokenizer(Tokenizer):
