@@ -20,8 +20,12 @@ def test_changing_calls_per_day_changes_the_bill(page, tmp_path):
     calls.fill("1000000")
     calls.press("Enter")
     page.wait_for_function(
-        "(before) => [...document.querySelectorAll('[data-testid=stMetricValue]')]"
-        ".some(e => parseFloat(e.innerText.replace(/[^0-9.]/g, '')) > before * 5)",
+        """(before) => {
+            const metric = [...document.querySelectorAll('[data-testid=stMetric]')]
+                .find(e => e.innerText.includes('Cheapest API per month'));
+            const value = metric && metric.querySelector('[data-testid=stMetricValue]');
+            return value && parseFloat(value.innerText.replace(/[^0-9.]/g, '')) > before * 5;
+        }""",
         arg=before, timeout=60_000,
     )  # fmt: skip
     assert cheapest_monthly(page) == pytest.approx(before * 10, rel=0.01)
