@@ -268,7 +268,9 @@ def jsonl_records(source: Source, field: str | None, skip: Collector) -> Iterato
             skip(line, f"malformed JSON: {error.msg} at column {error.colno}")
             continue
         value = text_value(record, field, line, skip)
-        if value is not None and (value := checked_text(value, line, skip)) is not None:
+        if value and "\\u" in text:  # only a \u escape puts a lone surrogate or a NUL into a JSON string
+            value = checked_text(value, line, skip)
+        if value:
             yield line, value
 
 
