@@ -8,7 +8,8 @@ import pytest
 
 from infercost.costmodel import ThroughputPoint
 from infercost.errors import InputError
-from infercost.estimate import effective_slo, estimate, run_loader
+from infercost.estimate import estimate, run_loader
+from infercost.operating_points import effective_slo
 from infercost.profile import parse_profile
 from infercost.runner.scripted_server import Script, running
 from infercost.throughput import bundled_profiles, find_profile, roofline_profile
