@@ -28,6 +28,19 @@ def parse_document(text: str, *, name: str) -> Any:
         raise InputError(name, f"not valid JSON at line {error.lineno} column {error.colno}: {error.msg}") from None
 
 
+def read_document_or_stdin(path: str) -> Any:
+    """``-`` reads standard input, anything else a file; the same checks either way."""
+    if path != "-":
+        return read_document(path)
+    import sys
+
+    try:
+        text = sys.stdin.buffer.read().decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise InputError("stdin", f"not UTF-8 text (byte {error.start})") from None
+    return parse_document(text, name="stdin")
+
+
 def read_document(path: str | Path) -> Any:
     """Load a JSON or YAML file; missing, binary, non-UTF-8 or malformed files raise InputError."""
     path = Path(path)

@@ -7,6 +7,7 @@ counts each model's prompt with that model's own tokenizer.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any, Literal
 
@@ -157,3 +158,11 @@ def load_profile(path: str | Path) -> Profile:
 def new_entry_defaults(today: dt.date | None = None) -> dict[str, Any]:
     """Provenance for a price the profile adds without naming one: it is the person's own figure, dated today."""
     return {"provider": "custom", "source": "workload profile", "as_of": (today or dt.date.today()).isoformat()}
+
+
+def unique_name(name: str, taken: Collection[str]) -> str:
+    """Setups and scenarios are told apart by name in every table and chart: ``name (2)`` where it is taken."""
+    candidate, n = name, 2
+    while candidate in taken:
+        candidate, n = f"{name} ({n})", n + 1
+    return candidate

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from infercost.commands.common import add_db_argument, table
-from infercost.errors import InputError
-from infercost.files import parse_document
-from infercost.profile import load_profile, parse_profile
+from infercost.files import read_document_or_stdin
+from infercost.profile import parse_profile
 
 
 def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
@@ -26,20 +24,10 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     parser.set_defaults(handler=run, render=render)
 
 
-def _read_profile(path: str) -> Any:
-    if path != "-":
-        return load_profile(path)
-    try:
-        text = sys.stdin.buffer.read().decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise InputError("stdin", f"not UTF-8 text (byte {error.start})") from None
-    return parse_profile(parse_document(text, name="stdin"), name="stdin")
-
-
 def run(args: argparse.Namespace) -> dict[str, Any]:
     from infercost.estimate import estimate, load_catalog, run_loader
 
-    profile = _read_profile(args.profile)
+    profile = parse_profile(read_document_or_stdin(args.profile), name=args.profile)
     return estimate(profile, catalog=load_catalog(args.prices), load_run=run_loader(args.db))
 
 

@@ -10,6 +10,7 @@ from typing import Any
 from infercost.commands.common import add_db_argument
 from infercost.commands.scenarios import read_profile_document, write_text
 from infercost.errors import InputError
+from infercost.profile import unique_name
 from infercost.report import FORMATS, render_report
 from infercost.store import connect, get_scenario
 
@@ -31,14 +32,6 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     parser.set_defaults(handler=run, render=render)
 
 
-def _unique(name: str, taken: dict[str, Any]) -> str:
-    """Two profiles may share a name; the report keeps both apart."""
-    candidate, n = name, 2
-    while candidate in taken:
-        candidate, n = f"{name} ({n})", n + 1
-    return candidate
-
-
 def gather_profiles(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
     """Name → profile document, from the files (named by their profile's name or file name) and saved scenarios."""
     if not args.profiles and not args.scenario:
@@ -46,11 +39,11 @@ def gather_profiles(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
     profiles: dict[str, dict[str, Any]] = {}
     for path in args.profiles:
         document = read_profile_document(path)
-        profiles[_unique(str(document.get("name") or Path(path).stem), profiles)] = document
+        profiles[unique_name(str(document.get("name") or Path(path).stem), profiles)] = document
     if args.scenario:
         with closing(connect(args.db)) as db:
             for name in args.scenario:
-                profiles[_unique(name, profiles)] = get_scenario(db, name)["profile"]
+                profiles[unique_name(name, profiles)] = get_scenario(db, name)["profile"]
     return profiles
 
 

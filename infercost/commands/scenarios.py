@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import sqlite3
-import sys
 from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass
@@ -14,7 +13,7 @@ from typing import Any
 
 from infercost.commands.common import add_db_argument, table
 from infercost.errors import InputError
-from infercost.files import parse_document, read_document
+from infercost.files import read_document_or_stdin
 from infercost.profile import parse_profile
 from infercost.scenarios import scenario_file
 from infercost.store import (
@@ -37,14 +36,7 @@ class Action:
 
 def read_profile_document(path: str) -> dict[str, Any]:
     """A profile file (JSON or YAML; ``-`` is stdin) as written, checked so it can be estimated."""
-    if path == "-":
-        try:
-            text = sys.stdin.buffer.read().decode("utf-8-sig")
-        except UnicodeDecodeError as error:
-            raise InputError("stdin", f"not UTF-8 text (byte {error.start})") from None
-        document = parse_document(text, name="stdin")
-    else:
-        document = read_document(path)
+    document = read_document_or_stdin(path)
     parse_profile(document, name=path)
     return document
 

@@ -33,14 +33,6 @@ def owned_price(hardware: OwnedHardware) -> tuple[float, str]:
     return cost.total_per_gpu_hour, note
 
 
-def unique_name(name: str, taken: Sequence[str]) -> str:
-    """Setups are told apart by name in every table and chart."""
-    candidate, n = name, 2
-    while candidate in taken:
-        candidate, n = f"{name} #{n}", n + 1
-    return candidate
-
-
 def setup_spec(
     name: str, throughput: dict[str, Any], price_per_hour: float, common: Mapping[str, Any]
 ) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from infercost.compare import claim_check, options_table
 from infercost.costmodel.owned import OwnedHardware
 from infercost.errors import InputError
 from infercost.pricing import bundled_gpu_specs
+from infercost.profile import unique_name
 from infercost.ui.cached import (
     bill_band_json,
     break_evens,
@@ -24,7 +25,7 @@ from infercost.ui.cached import (
     throughput_profiles,
     tornado_bars,
 )
-from infercost.ui.setups import DEFAULT_SLO, default_setups, owned_price, rented_price, setup_spec, unique_name
+from infercost.ui.setups import DEFAULT_SLO, default_setups, owned_price, rented_price, setup_spec
 from infercost.ui.state import init_state, profile_document
 
 init_state(st.session_state, [entry["id"] for entry in catalog_json()])
