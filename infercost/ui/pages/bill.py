@@ -9,6 +9,7 @@ import plotly.express as px
 import streamlit as st
 
 from infercost.errors import InputError
+from infercost.tokenizers import LANGUAGE_NAMES, LANGUAGES
 from infercost.ui.cached import (
     catalog_json,
     cost_curves,
@@ -17,7 +18,6 @@ from infercost.ui.cached import (
     show_input_error,
     throughput_profiles,
 )
-from infercost.tokenizers import LANGUAGE_NAMES, LANGUAGES
 from infercost.ui.state import PROMPT_IN_CHARACTERS, init_state, profile_document
 
 catalog = catalog_json()
