@@ -182,12 +182,6 @@ def estimate(
     }
 
 
-def estimate_file(path: str | Path, **kwargs: Any) -> dict[str, Any]:
-    from infercost.profile import load_profile
-
-    return estimate(load_profile(path), **kwargs)
-
-
 def load_catalog(overrides_path: str | Path | None = None) -> list[ApiPrice]:
     """The bundled catalog, with a person's price file applied on top."""
     catalog = list(bundled_api_prices())

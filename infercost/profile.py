@@ -8,13 +8,11 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Collection
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from infercost.errors import InputError, from_pydantic
-from infercost.files import read_document
 
 LATENCY_METRICS = tuple(
     f"{stat}_{metric}_ms"
@@ -149,10 +147,6 @@ def parse_profile(document: Any, *, name: str = "profile") -> Profile:
         raise from_pydantic(error) from None
     except TypeError as error:  # e.g. keys that are not strings
         raise InputError(name, str(error)) from None
-
-
-def load_profile(path: str | Path) -> Profile:
-    return parse_profile(read_document(path), name=str(path))
 
 
 def new_entry_defaults(today: dt.date | None = None) -> dict[str, Any]:

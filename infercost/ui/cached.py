@@ -13,7 +13,7 @@ from infercost.compare import api_cost_curves, api_tornado, break_even_table, se
 from infercost.costmodel.montecarlo import bill_band
 from infercost.errors import InputError
 from infercost.estimate import estimate, price_list, prompt_tokens_for, resolve_setup, run_loader, workload_for
-from infercost.pricing import ApiPrice, bundled_api_prices, bundled_gpu_prices, find_price, merge, validate_entries
+from infercost.pricing import bundled_api_prices, bundled_gpu_prices, find_price
 from infercost.profile import parse_profile
 from infercost.throughput import ThroughputProfile, bundled_profiles, stored_profiles
 
@@ -26,11 +26,6 @@ def catalog_json() -> list[dict[str, Any]]:
 @st.cache_data(show_spinner=False)
 def gpu_prices_json() -> list[dict[str, Any]]:
     return [entry.model_dump(mode="json") for entry in bundled_gpu_prices()]
-
-
-def catalog_with(overrides: list[dict[str, Any]]) -> list[ApiPrice]:
-    """The bundled catalog plus the person's complete override entries (partial ones apply via the profile)."""
-    return merge(bundled_api_prices(), validate_entries(overrides, ApiPrice, name="price overrides"))
 
 
 @st.cache_data(show_spinner="Pricing the workload…")
