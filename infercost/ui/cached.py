@@ -9,12 +9,20 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from infercost.compare import api_cost_curves, api_tornado, break_even_table, self_host_cost_curves, self_host_tornado
+from infercost.compare import (
+    api_cost_curves,
+    api_tornado,
+    break_even_table,
+    claimed_cost_per_month,
+    self_host_cost_curves,
+    self_host_tornado,
+)
+from infercost.costmodel import size_self_host
 from infercost.costmodel.montecarlo import bill_band
 from infercost.errors import InputError
 from infercost.estimate import estimate, price_list, prompt_tokens_for, resolve_setup, run_loader, workload_for
 from infercost.pricing import bundled_api_prices, bundled_gpu_prices, find_price
-from infercost.profile import parse_profile
+from infercost.profile import SelfHost, parse_profile
 from infercost.throughput import ThroughputProfile, bundled_profiles, stored_profiles
 
 
@@ -81,3 +89,14 @@ def bill_band_json(profile_json: str, model_id: str, prompt_samples: tuple[float
 def throughput_profiles() -> list[ThroughputProfile]:
     """Bundled profiles and this person's stored runs (stored runs first: measured here beats published)."""
     return [*stored_profiles(), *bundled_profiles()]
+
+
+@st.cache_data(show_spinner=False)
+def claim_costs(profile_json: str, spec_json: str, claim_tokens_per_s: float) -> dict[str, float | None]:
+    """Monthly cost of one setup as measured, and as it would be if the claim held (aggregate tokens/s)."""
+    profile = parse_profile(json.loads(profile_json))
+    spec = SelfHost(**json.loads(spec_json))
+    resolved = resolve_setup(profile, spec, 0, run_loader())
+    measured = size_self_host(resolved.setup, resolved.volumes, days_per_month=profile.days_per_month)
+    return {"measured": measured.cost_per_month if measured.meets_slo else None,
+            "claimed": claimed_cost_per_month(profile, resolved, claim_tokens_per_s)}  # fmt: skip

@@ -40,6 +40,7 @@ def test_a_speed_claim_is_placed_against_measurements():
     at.number_input(key="cmp_claim").set_value(14_000).run()
     assert not at.exception
     assert any("best measured per-user speed" in md.value for md in at.markdown)
+    assert any("if one replica really sustained 14,000" in md.value for md in at.markdown)
 
 
 def test_the_bill_band_orders_its_percentiles():

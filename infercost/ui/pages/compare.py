@@ -19,6 +19,7 @@ from infercost.ui.cached import (
     bill_band_json,
     break_evens,
     catalog_json,
+    claim_costs,
     cost_curves,
     estimate_json,
     show_input_error,
@@ -197,6 +198,14 @@ with claims:
             f"and **{claim / best_total:,.1f}×** the best aggregate throughput ({best_total:,.0f} tokens/s, at concurrency "
             f"{check.loc[check['aggregate_tokens_per_s'].idxmax(), 'concurrency']:g}) of *{by_id[chosen].name}*. "
             "A speed claim means little without its concurrency, input and output lengths, and hardware."
+        )  # fmt: skip
+        spec = setup_spec("claim", {"run": chosen}, rented_price(by_id[chosen].hardware)[0], common)
+        costs = claim_costs(profile_json, json.dumps(spec), claim)
+        as_measured = f"${costs['measured']:,.0f}" if costs["measured"] is not None else "no cost (no point meets the SLO)"
+        st.markdown(
+            f"For this workload on *{by_id[chosen].name}* (rented at its cheapest on-demand price): **{as_measured}** "
+            f"per month as measured; **${costs['claimed']:,.0f}** if one replica really sustained {claim:,.0f} "
+            "output tokens/s."
         )  # fmt: skip
         st.dataframe(check, hide_index=True, key="cmp_claim_table")
 with band:
