@@ -7,7 +7,7 @@ Each batch size: one warm-up batch (discarded), then ``--repeats`` timed batches
 step are timed with CUDA synchronised. Printed and stored per batch: throughput, TTFT, TPOT, and the percentage of
 the memory-bandwidth roofline the decode reached (bandwidth and peak FLOPs from the pricing catalog's GPU specs, or
 ``--bandwidth-gbps`` / ``--peak-tflops``). A time budget keeps the run under 8 minutes on an H200: batches not
-reached are left out and the file says so. Output: ``infercost/store/bundled/measured/<slug>.json``.
+reached are left out and the file says so. Output: ``infercost/performance/data/measured/<slug>.json``.
 """
 
 from __future__ import annotations
@@ -22,13 +22,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from infercost.costmodel.roofline import (
+from infercost.performance.roofline import (
     ModelShape, canonical_gpu_name, decode_tokens_per_s, prefill_bound_seconds, roofline_pct,
 )
 from infercost.runner.hardware import fingerprint, gpu_limits
 from infercost.runner.inprocess import BatchTiming, InProcessModel, load_model, make_prompt_ids
 
-MEASURED_DIR = Path(__file__).resolve().parents[1] / "infercost" / "store" / "bundled" / "measured"
+MEASURED_DIR = Path(__file__).resolve().parents[1] / "infercost" / "performance" / "data" / "measured"
 SHORT_DTYPES = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16"}
 
 

@@ -32,7 +32,7 @@ from infercost.estimate import (
 )
 from infercost.pricing import ApiPrice, find_price
 from infercost.profile import Profile
-from infercost.throughput import ThroughputProfile
+from infercost.performance.profiles import ThroughputProfile
 
 CURVE_POINTS = 60
 CURVE_COLUMNS = ["calls_per_day", "cost_per_month", "option"]

@@ -20,11 +20,11 @@ from infercost.costmodel import (
     size_self_host,
     token_volumes,
 )
-from infercost.operating_points import PointsBasis, RunLoader, effective_slo, shape_warnings, throughput_points
+from infercost.performance.operating_points import PointsBasis, RunLoader, effective_slo, shape_warnings, throughput_points
 from infercost.pricing import ApiPrice, bundled_api_prices, find_price, load_api_overrides, merge
 from infercost.pricing.catalog import validate_entries
 from infercost.profile import Profile, SelfHost, new_entry_defaults
-from infercost.throughput import find_profile
+from infercost.performance.profiles import find_profile
 
 
 @dataclass(frozen=True)

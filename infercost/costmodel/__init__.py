@@ -8,7 +8,6 @@ from infercost.costmodel.owned import (
     energy_kwh_per_million_tokens,
     owned_cost_per_gpu_hour,
 )
-from infercost.costmodel.perfmodel import MeasuredPoint, PerformanceModel, fit_performance_model, holdout_errors
 from infercost.costmodel.selfhost import (
     SelfHostEstimate,
     SelfHostSetup,
@@ -26,9 +25,7 @@ __all__ = [
     "Band",
     "BillBand",
     "CostBreakdown",
-    "MeasuredPoint",
     "OwnedHardware",
-    "PerformanceModel",
     "SelfHostEstimate",
     "SelfHostSetup",
     "ThroughputPoint",
@@ -44,8 +41,6 @@ __all__ = [
     "cost_per_day",
     "default_spans",
     "energy_kwh_per_million_tokens",
-    "fit_performance_model",
-    "holdout_errors",
     "is_feasible",
     "operating_point",
     "owned_cost_per_gpu_hour",

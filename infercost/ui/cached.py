@@ -23,7 +23,7 @@ from infercost.errors import InputError
 from infercost.estimate import estimate, price_list, prompt_tokens_for, resolve_setup, run_loader, workload_for
 from infercost.pricing import bundled_api_prices, bundled_gpu_prices, find_price
 from infercost.profile import SelfHost, parse_profile
-from infercost.throughput import ThroughputProfile, bundled_profiles, stored_profiles
+from infercost.performance.profiles import ThroughputProfile, bundled_profiles, stored_profiles
 
 
 @st.cache_data(show_spinner=False)

@@ -7,7 +7,7 @@ from typing import Any
 
 from infercost.costmodel.owned import OwnedHardware, owned_cost_per_gpu_hour
 from infercost.pricing import GpuPrice, bundled_gpu_prices
-from infercost.throughput import ThroughputProfile
+from infercost.performance.profiles import ThroughputProfile
 
 DEFAULT_SLO = {"p95_ttft_ms": 2000.0, "p95_tpot_ms": 100.0}
 

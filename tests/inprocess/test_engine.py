@@ -8,7 +8,7 @@ from infercost.errors import InputError
 from infercost.runner.inprocess import (
     RANDOM_ARCHITECTURES, InProcessModel, load_model, make_prompt_ids, resolve_device, resolve_dtype,
 )
-from infercost.costmodel.roofline import model_shape_from_config
+from infercost.performance.roofline import model_shape_from_config
 
 
 def test_fixed_batch_generates_exactly_the_requested_tokens(tiny_llama):

@@ -60,7 +60,7 @@ def test_transformers_backend_in_process(tmp_path: Path) -> None:
 
 
 def test_roofline_percentage_of_a_level() -> None:
-    from infercost.costmodel.roofline import ModelShape
+    from infercost.performance.roofline import ModelShape
     from infercost.runner.backends.transformers import roofline_fields
 
     # 1e9 bf16 weights (2 GB) at 1000 GB/s: a decode step cannot beat 2 ms, so 500 tokens/s at batch 1

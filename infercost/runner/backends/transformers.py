@@ -72,7 +72,7 @@ def roofline_fields(shape: Any, dtype: str, batch: int, input_len: int, output_l
                     bandwidth_gbps: float, peak_tflops: float) -> dict[str, Any]:
     """Decode: aggregate tokens/s (batch / median TPOT) against the bandwidth bound at the mean context; prefill:
     the bound time of the batch's prefill against the median TTFT. Pure: numbers in, numbers out."""
-    from infercost.costmodel.roofline import decode_tokens_per_s, prefill_bound_seconds, roofline_pct
+    from infercost.performance.roofline import decode_tokens_per_s, prefill_bound_seconds, roofline_pct
 
     fields: dict[str, Any] = {"memory_bandwidth_gbps": bandwidth_gbps}
     bound = decode_tokens_per_s(shape, batch=batch, context=input_len + output_len / 2, dtype=dtype,

@@ -9,7 +9,7 @@ import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
-from infercost.architectures import ARCHITECTURES
+from infercost.performance.architectures import ARCHITECTURES
 from infercost.compare import claim_check, options_table
 from infercost.costmodel.owned import OwnedHardware
 from infercost.errors import InputError

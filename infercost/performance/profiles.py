@@ -1,7 +1,7 @@
 """Throughput profiles: the measured points of one engine on one hardware setup, from stored runs and bundled files.
 
 Stored runs are this person's own measurements (``basis: measured``); bundled files are this project's measurements
-(``store/bundled/measured``, with their hardware fingerprint) and published tables (``store/bundled/published``,
+(``performance/data/measured``, with their hardware fingerprint) and published tables (``performance/data/published``,
 "published, not measured here"). Every profile has one id space: a run id, or ``measured:<slug>`` /
 ``published:<slug>`` for bundled ones.
 """
@@ -17,9 +17,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from infercost.architectures import ARCHITECTURES, find_architecture
-from infercost.costmodel.roofline import DTYPE_BYTES, ModelShape, model_shape_from_config
-from infercost.costmodel.roofline_estimate import Hardware, measured_efficiency, roofline_points
+from infercost.performance.architectures import ARCHITECTURES, find_architecture
+from infercost.performance.roofline import DTYPE_BYTES, ModelShape, model_shape_from_config
+from infercost.performance.roofline_estimate import Hardware, measured_efficiency, roofline_points
 from infercost.costmodel.selfhost import ThroughputPoint
 from infercost.errors import InputError
 
@@ -75,7 +75,7 @@ def _from_bundled(kind: str, slug: str, document: dict[str, Any]) -> ThroughputP
 def bundled_profiles() -> tuple[ThroughputProfile, ...]:
     """This project's own measurements first, then published tables."""
     profiles = []
-    root = resources.files("infercost.store").joinpath("bundled")
+    root = resources.files("infercost.performance").joinpath("data")
     for kind in BUNDLED_KINDS:
         folder = root.joinpath(kind)
         if not folder.is_dir():

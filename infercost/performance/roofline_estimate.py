@@ -13,7 +13,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from infercost.costmodel.roofline import (
+from infercost.performance.roofline import (
     ModelShape,
     decode_step_seconds,
     kv_bytes_per_token,

@@ -6,7 +6,7 @@ import re
 import numpy as np
 import pytest
 
-from infercost.costmodel.perfmodel import (
+from infercost.performance.perfmodel import (
     MeasuredPoint,
     fit_performance_model,
     holdout_errors,

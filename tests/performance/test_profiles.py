@@ -9,10 +9,10 @@ import pytest
 from infercost.costmodel import ThroughputPoint
 from infercost.errors import InputError
 from infercost.estimate import estimate, run_loader
-from infercost.operating_points import effective_slo
+from infercost.performance.operating_points import effective_slo
 from infercost.profile import parse_profile
 from infercost.runner.scripted_server import Script, running
-from infercost.throughput import bundled_profiles, find_profile, roofline_profile
+from infercost.performance.profiles import bundled_profiles, find_profile, roofline_profile
 
 
 def test_bundled_profiles_carry_their_basis_and_source():

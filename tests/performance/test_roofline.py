@@ -2,7 +2,7 @@
 
 import pytest
 
-from infercost.costmodel.roofline import (
+from infercost.performance.roofline import (
     ModelShape, count_params, decode_step_seconds, decode_tokens_per_s, canonical_gpu_name, kv_bytes_per_token,
     model_shape_from_config, prefill_bound_seconds, prefill_seconds, roofline_pct, weight_bytes,
 )

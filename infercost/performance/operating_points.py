@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from infercost.costmodel import ThroughputPoint
-from infercost.costmodel.perfmodel import (
+from infercost.performance.perfmodel import (
     MeasuredPoint,
     PerformanceModel,
     fit_performance_model,
@@ -19,7 +19,7 @@ from infercost.costmodel.perfmodel import (
     summarize_holdout,
 )
 from infercost.profile import SelfHost
-from infercost.throughput import ThroughputProfile, find_profile, roofline_profile
+from infercost.performance.profiles import ThroughputProfile, find_profile, roofline_profile
 
 SHAPE_TOLERANCE = 0.2  # a measured point holds for token shapes within ±20% of the one it was measured at
 
