@@ -117,7 +117,12 @@ class Calibration:
     points: int
     p95_ttft_scale: float = 1.0  # measured (p95 - mean) over simulated, median over points; 1 where none measured
     p95_tpot_scale: float = 1.0
+    engine: EngineConfig | None = None  # the scheduling the fit chose; None: the setup's own
+    ttft_correction: NDArray | None = None  # on _load_terms: log(measured / simulated) mean TTFT
     notes: list[str] = field(default_factory=list)
+
+    def applied_to(self, setup: Setup) -> Setup:
+        return setup if self.engine is None else replace(setup, engine=self.engine)
 
     def as_dict(self) -> dict[str, float]:
         return dict(zip(FEATURES, map(float, self.coefficients), strict=True))
@@ -144,15 +149,56 @@ def fit(setup: Setup, observations: Sequence[Observation]) -> Calibration:
     """Coefficients that make the simulation reproduce the observations, in relative terms, near the priors."""
     if not observations:
         raise ValueError("need at least one observation to calibrate")
-    coefficients = PRIOR
-    for _ in range(ITERATIONS):
-        traces = [_closed_loop(setup, coefficients, o.concurrency, o.input_len, o.output_len) for o in observations]
-        coefficients = _solve(traces, observations)
+    best: tuple[float, Setup, NDArray, list[Trace]] | None = None
+    for candidate in _schedulers(setup):
+        coefficients, loss = PRIOR, math.inf
+        for _ in range(ITERATIONS):
+            traces = [_closed_loop(candidate, coefficients, o.concurrency, o.input_len, o.output_len)
+                      for o in observations]  # fmt: skip
+            coefficients, loss = _solve(traces, observations)
+        if best is None or loss < best[0]:
+            best = (loss, candidate, coefficients, traces)
+    _, chosen, coefficients, traces = best
     scales = _tail_scales(traces, observations, coefficients)
-    return Calibration(coefficients, len(observations), *scales)
+    correction = _ttft_correction(traces, observations, coefficients)
+    return Calibration(coefficients, len(observations), *scales, engine=chosen.engine, ttft_correction=correction)
 
 
-def _solve(traces: Sequence[Trace], observations: Sequence[Observation]) -> NDArray:
+def _load_terms(concurrency: float, input_len: float, output_len: float) -> NDArray:
+    """What the TTFT correction depends on: how prompts queue grows with users and prompt length."""
+    c, i, o = math.log(concurrency), math.log(input_len), math.log(output_len)
+    return np.array([1.0, c, i, o, c * i, c * o, c * c])
+
+
+def _ttft_correction(traces: Sequence[Trace], observations: Sequence[Observation], coefficients: NDArray) -> NDArray:
+    """Log-ratio of measured to simulated mean TTFT, fitted over (users, prompt, output) so that what the
+    simulation misses about how real schedulers queue prompts (arrivals that stay in step, uneven chunking) is
+    carried to other shapes; terms the points do not vary are left out (coefficient 0)."""
+    rows, target = [], []
+    for trace, obs in zip(traces, observations, strict=True):
+        simulated = float(trace.ttft.mean(axis=0) @ coefficients)
+        if obs.mean_ttft_ms and simulated > 0:
+            rows.append(_load_terms(obs.concurrency, obs.input_len, obs.output_len))
+            target.append(math.log(obs.mean_ttft_ms / simulated))
+    beta = np.zeros(7)
+    if not rows:
+        return beta
+    design = np.array(rows)
+    varying = [0] + [k for k in range(1, 7) if np.ptp(design[:, k]) > 1e-9]
+    ridge = 0.03 * np.eye(len(varying))
+    ridge[0, 0] = 0.0
+    x = design[:, varying]
+    beta[varying] = np.linalg.solve(x.T @ x + ridge, x.T @ np.array(target))
+    return beta
+
+
+def _schedulers(setup: Setup) -> list[Setup]:
+    """The engine as configured, and with prefill steps that pause decoding: which one the points bear out is
+    chosen by the fit (published tables rarely say)."""
+    return [setup, replace(setup, engine=replace(setup.engine, mixed_steps=not setup.engine.mixed_steps))]
+
+
+def _solve(traces: Sequence[Trace], observations: Sequence[Observation]) -> tuple[NDArray, float]:
     """Non-negative least squares on relative errors, with the priors as weak extra rows."""
     design, target = [], []
     for trace, obs in zip(traces, observations, strict=True):
@@ -161,10 +207,13 @@ def _solve(traces: Sequence[Trace], observations: Sequence[Observation]) -> NDAr
             target.append(1.0 - features[WAIT] / measured)  # waiting is time already: its coefficient is 1
     prior = PRIOR[FITTED]
     weight = PRIOR_WEIGHT * math.sqrt(len(design))
+    measured = len(design)
     design.extend(weight * np.eye(len(prior)) / prior)
     target.extend([weight] * len(prior))
-    fitted = lsq_linear(np.array(design), np.array(target), bounds=(0, np.inf)).x
-    return np.append(fitted, 1.0)
+    design_matrix, target_vector = np.array(design), np.array(target)
+    fitted = lsq_linear(design_matrix, target_vector, bounds=(0, np.inf)).x
+    residuals = design_matrix[:measured] @ fitted - target_vector[:measured]
+    return np.append(fitted, 1.0), float(residuals @ residuals)
 
 
 def _tail_scales(traces: Sequence[Trace], observations: Sequence[Observation], coefficients: NDArray) -> tuple[float, float]:
@@ -184,33 +233,41 @@ def _tail_scales(traces: Sequence[Trace], observations: Sequence[Observation], c
 
 
 def _summary(trace: Trace, calibration: Calibration, load: str, level: float, input_len: int, output_len: int,
-             throughput: float, saturated: bool = False) -> Prediction:  # fmt: skip
+             throughput: float | None = None, saturated: bool = False) -> Prediction:  # fmt: skip
+    """Means and p95s of one level; a closed loop's throughput follows from its latencies (Little's law, with the
+    TTFT correction in them), an open loop's is what it served."""
     theta = calibration.coefficients
 
-    def mean_p95(metric: str, scale: float) -> tuple[float, float]:
+    def mean_p95(metric: str, scale: float, factor: float = 1.0) -> tuple[float, float]:
         values = getattr(trace, metric) @ theta
         mean = float(values.mean())
-        return mean, mean + scale * float(np.percentile(values, 95) - mean)
+        return mean * factor, (mean + scale * float(np.percentile(values, 95) - mean)) * factor
 
-    ttft = mean_p95("ttft", calibration.p95_ttft_scale)
+    factor = 1.0
+    if calibration.ttft_correction is not None and load == "concurrency":
+        factor = math.exp(float(_load_terms(level, input_len, output_len) @ calibration.ttft_correction))
+    ttft = mean_p95("ttft", calibration.p95_ttft_scale, factor)
     tpot = mean_p95("tpot", calibration.p95_tpot_scale)
     e2el = mean_p95("e2el", 1.0)
+    if throughput is None:  # from the simulated cycle: the TTFT correction is about latency, not capacity
+        throughput = 1000.0 * level / (e2el[0] + CLIENT_DELAY_MS)
+    added_ms = ttft[0] - ttft[0] / factor
+    e2el = (e2el[0] + added_ms, e2el[1] + added_ms)
     return Prediction(load, level, input_len, output_len, throughput, throughput * output_len, ttft[0], ttft[1],
                       tpot[0], tpot[1], e2el[0], e2el[1], saturated)  # fmt: skip
 
 
 def predict_concurrency(setup: Setup, calibration: Calibration, concurrency: int, input_len: int,
                         output_len: int) -> Prediction:  # fmt: skip
-    """A closed loop of ``concurrency`` users; throughput by Little's law over the simulated latencies."""
-    trace = _closed_loop(setup, calibration.coefficients, concurrency, input_len, output_len)
-    e2el_ms = float(trace.e2el.mean(axis=0) @ calibration.coefficients)
-    return _summary(trace, calibration, "concurrency", concurrency, input_len, output_len,
-                    1000.0 * concurrency / (e2el_ms + CLIENT_DELAY_MS))  # fmt: skip
+    """A closed loop of ``concurrency`` users; throughput by Little's law over the latencies."""
+    trace = _closed_loop(calibration.applied_to(setup), calibration.coefficients, concurrency, input_len, output_len)
+    return _summary(trace, calibration, "concurrency", concurrency, input_len, output_len)
 
 
 def predict_rate(setup: Setup, calibration: Calibration, rate_per_s: float, input_len: int,
                  output_len: int) -> Prediction:  # fmt: skip
     """Poisson arrivals at ``rate_per_s``; above capacity the engine saturates and says so."""
+    setup = calibration.applied_to(setup)
     trace = simulate_poisson(setup.cost, setup.config, calibration.coefficients, rate_per_s=rate_per_s,
                              input_len=input_len, output_len=output_len)  # fmt: skip
     duration_s = float(trace.duration @ calibration.coefficients) / 1000.0
