@@ -92,6 +92,8 @@ class GpuSpec(BaseModel):
     memory_gb: float = Field(gt=0)
     memory_bandwidth_gbps: float = Field(gt=0)  # GB/s
     bf16_dense_tflops: float = Field(gt=0)
+    fp8_dense_tflops: float | None = Field(default=None, gt=0)  # None: no FP8 tensor cores (A100 and older)
+    fp4_dense_tflops: float | None = Field(default=None, gt=0)  # None: no FP4 tensor cores (before Blackwell)
     board_power_w: float = Field(gt=0)
     purchase_price_usd: float | None = Field(default=None, gt=0)
     source: str = Field(min_length=1)
