@@ -13,10 +13,22 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from infercost.commands import app, bench, estimate, prices, report, runs, scenarios, serve, tokenizers, tokens
+from infercost.commands import (
+    app,
+    bench,
+    estimate,
+    prices,
+    report,
+    runs,
+    scenarios,
+    serve,
+    throughput,
+    tokenizers,
+    tokens,
+)
 from infercost.errors import InputError
 
-COMMANDS = (prices, estimate, app, serve, tokenizers, tokens, bench, runs, scenarios, report)
+COMMANDS = (prices, estimate, throughput, app, serve, tokenizers, tokens, bench, runs, scenarios, report)
 
 
 class OneLineParser(argparse.ArgumentParser):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -20,7 +20,14 @@ from infercost.costmodel import (
     size_self_host,
     token_volumes,
 )
-from infercost.performance.operating_points import PointsBasis, RunLoader, effective_slo, shape_warnings, throughput_points
+from infercost.performance.operating_points import (
+    PointsBasis,
+    RunLoader,
+    effective_slo,
+    error_scaled,
+    shape_warnings,
+    throughput_points,
+)
 from infercost.pricing import ApiPrice, bundled_api_prices, find_price, load_api_overrides, merge
 from infercost.pricing.catalog import validate_entries
 from infercost.profile import Profile, SelfHost, new_entry_defaults
@@ -141,6 +148,20 @@ def resolve_setup(profile: Profile, spec: SelfHost, index: int, load_run: RunLoa
     return ResolvedSetup(setup, basis, volumes, slo_notes + shape_warnings(basis, count.tokens, output_tokens))
 
 
+def cost_range(resolved: ResolvedSetup, days_per_month: float) -> list[float | None] | None:
+    """Monthly cost if the predicted points erred as the p10 and p90 of their kind of transfer (None where the
+    points are measured); an end is None where, so erring, no point would meet the SLO."""
+    error = resolved.basis.expected_error
+    if not error:
+        return None
+    ends = []
+    for optimistic in (True, False):
+        points = error_scaled(resolved.setup.points, error, optimistic=optimistic)
+        sized = size_self_host(replace(resolved.setup, points=points), resolved.volumes, days_per_month=days_per_month)
+        ends.append(sized.cost_per_month if sized.meets_slo else None)
+    return ends
+
+
 def self_host_row(profile: Profile, spec: SelfHost, index: int, load_run: RunLoader | None) -> dict[str, Any]:
     resolved = resolve_setup(profile, spec, index, load_run)
     estimate = size_self_host(resolved.setup, resolved.volumes, days_per_month=profile.days_per_month)
@@ -166,6 +187,9 @@ def self_host_row(profile: Profile, spec: SelfHost, index: int, load_run: RunLoa
         "cost_per_day": estimate.cost_per_day if met else None,
         "cost_per_month": estimate.cost_per_month if met else None,
         "cost_per_million_tokens": estimate.cost_per_million_tokens if met else None,
+        "expected_error": basis.expected_error or None,
+        "error_transfer": basis.transfer or None,
+        "cost_per_month_range": cost_range(resolved, profile.days_per_month) if met else None,
         "warnings": estimate.warnings + resolved.notes,
     }  # fmt: skip
 

@@ -142,13 +142,9 @@ class _Request:
     user: int = 0
     round: int = 1  # the user's how-many-th request
     prefilled: int = 0  # prompt tokens in the KV cache
-    generated: int = 0  # output tokens produced
     first_token: NDArray | None = None
+    decode_start: int = 0  # the engine's decode-step count when this request's first token came
     preemptions: int = 0
-
-    @property
-    def context(self) -> int:
-        return self.prefilled + self.generated
 
     @property
     def kv_reserved(self) -> int:
@@ -163,7 +159,7 @@ class Trace:
     tpot: NDArray  # (requests, features): (finish - first token) / (output_len - 1)
     e2el: NDArray
     output_len: NDArray
-    duration: NDArray  # features of the measured window
+    duration: NDArray  # features from the first measured arrival to the last measured finish
     completed: int
     preemptions: int = 0
 
@@ -173,87 +169,130 @@ class Trace:
 
 @dataclass
 class _Engine:
+    """The engine's state, with running totals kept as it changes so that a step costs O(work done in it).
+
+    Every step advances every decoding sequence by one token or (a prefill step without ``mixed_steps``) none, so
+    one count of decode steps tells each sequence's progress and a heap ordered by finishing count finds who is done.
+    """
+
     cost: StepCost
     config: EngineConfig
     clock: NDArray = field(default_factory=lambda: np.zeros(len(FEATURES)))
     waiting: deque[_Request] = field(default_factory=deque)
-    running: list[_Request] = field(default_factory=list)
+    prefilling: list[_Request] = field(default_factory=list)  # admitted, prompt not yet (fully) cached
+    decoding: list[_Request] = field(default_factory=list)  # in admission order (the newest is preempted first)
+    finishing: list[tuple[int, int, _Request]] = field(default_factory=list)  # heap: (decode count when done, ...)
     finished: list[tuple[_Request, NDArray]] = field(default_factory=list)
+    decode_steps: int = 0
+    decode_context: int = 0  # tokens in the KV caches of the decoding sequences
+    kv_used: int = 0  # tokens reserved (reserve_full_kv) or held in the KV cache
     preemptions: int = 0
 
-    def kv_used(self) -> float:
-        if self.config.reserve_full_kv:
-            return sum(r.kv_reserved for r in self.running)
-        return sum(r.context for r in self.running)
+    @property
+    def running(self) -> int:
+        return len(self.prefilling) + len(self.decoding)
+
+    def busy(self) -> bool:
+        return bool(self.running or self.waiting)
+
+    def generated(self, request: _Request) -> int:
+        return self.decode_steps - request.decode_start + 1
 
     def admit(self) -> None:
-        used = self.kv_used()
-        while self.waiting and len(self.running) < self.config.max_batch:
+        reserve = self.config.reserve_full_kv
+        while self.waiting and self.running < self.config.max_batch:
             request = self.waiting[0]
-            need = request.kv_reserved if self.config.reserve_full_kv else request.input_len + 1
-            if used + need > self.config.kv_capacity_tokens and self.running:
+            need = request.kv_reserved if reserve else request.input_len + 1
+            if self.kv_used + need > self.config.kv_capacity_tokens and self.running:
                 return
-            self.running.append(self.waiting.popleft())
-            used += need
+            self.prefilling.append(self.waiting.popleft())
+            if reserve:
+                self.kv_used += request.kv_reserved
 
     def preempt_if_full(self) -> None:
         """On-demand KV: when the next step's tokens do not fit, recompute the newest sequence later (vLLM)."""
         if self.config.reserve_full_kv:
             return
-        while len(self.running) > 1 and self.kv_used() + len(self.running) > self.config.kv_capacity_tokens:
-            victim = self.running.pop()
-            victim.prefilled, victim.generated, victim.first_token = 0, 0, None
+        while len(self.decoding) > 1 and self.kv_used + self.running > self.config.kv_capacity_tokens:
+            victim = self.decoding.pop()
+            held = victim.input_len + self.generated(victim)
+            self.kv_used -= held
+            self.decode_context -= held
+            self.finishing = [entry for entry in self.finishing if entry[2] is not victim]
+            heapq.heapify(self.finishing)
+            victim.prefilled, victim.first_token = 0, None
             victim.preemptions += 1
             self.preemptions += 1
             self.waiting.appendleft(victim)
 
-    def step(self) -> list[_Request]:
-        """One step with prefill work in it; returns the requests that finished."""
-        decoding = [r for r in self.running if r.prefilled == r.input_len]
-        if not self.config.mixed_steps:
-            decoding = []
-        context = sum(r.context for r in decoding)
-        features = self.cost.decode(len(decoding), context)
-        budget = self.config.max_batched_tokens - len(decoding)
-        prefilled: list[tuple[_Request, int]] = []
-        for request in self.running:
+    def _schedule_prefill(self, budget: int) -> list[tuple[_Request, int]]:
+        chunks: list[tuple[_Request, int]] = []
+        for request in self.prefilling:
+            if budget <= 0:
+                break
             remaining = request.input_len - request.prefilled
-            if remaining == 0 or budget <= 0:
-                continue
             chunk = min(remaining, budget) if self.config.chunked_prefill else remaining
-            if chunk > budget and prefilled:  # a whole prompt waits for a step with room, unless it is alone
+            if chunk > budget and chunks:  # a whole prompt waits for a step with room, unless it is alone
                 continue
-            features = features + self.cost.prefill(chunk, request.prefilled)
-            prefilled.append((request, chunk))
+            chunks.append((request, chunk))
             budget -= chunk
-        self.clock = self.clock + features
-        for request in decoding:
-            request.generated += 1
-        for request, chunk in prefilled:
-            request.prefilled += chunk
-            if request.prefilled == request.input_len:
-                request.generated, request.first_token = 1, self.clock.copy()
-        return self._retire()
+        return chunks
 
-    def decode_run(self, limit_steps: int | None = None) -> list[_Request]:
-        """Every running sequence is decoding: take the steps up to the next finish (or ``limit_steps``) at once."""
-        steps = min(r.output_len - r.generated for r in self.running)
+    def step(self) -> None:
+        """One step with prefill work in it (decodes ride along with ``mixed_steps``)."""
+        decodes = len(self.decoding) if self.config.mixed_steps else 0
+        features = self.cost.decode(decodes, self.decode_context if decodes else 0)
+        chunks = self._schedule_prefill(self.config.max_batched_tokens - decodes)
+        for request, chunk in chunks:
+            features = features + self.cost.prefill(chunk, request.prefilled)
+        self.clock = self.clock + features
+        if decodes:
+            self._advance_decoders(1)
+        for request, chunk in chunks:
+            request.prefilled += chunk
+            if not self.config.reserve_full_kv:
+                self.kv_used += chunk
+            if request.prefilled == request.input_len:
+                self._start_decoding(request)
+        self.prefilling = [r for r in self.prefilling if r.prefilled < r.input_len]
+
+    def _start_decoding(self, request: _Request) -> None:
+        request.first_token, request.decode_start = self.clock.copy(), self.decode_steps
+        self.decoding.append(request)
+        self.decode_context += request.input_len + 1
         if not self.config.reserve_full_kv:
-            room = self.config.kv_capacity_tokens - self.kv_used()
-            steps = max(1, min(steps, int(room // len(self.running))))
+            self.kv_used += 1
+        heapq.heappush(self.finishing, (self.decode_steps + request.output_len - 1, id(request), request))
+
+    def _advance_decoders(self, steps: int) -> None:
+        self.decode_steps += steps
+        self.decode_context += steps * len(self.decoding)
+        if not self.config.reserve_full_kv:
+            self.kv_used += steps * len(self.decoding)
+
+    def decode_run(self, limit_steps: int | None = None) -> None:
+        """Every running sequence is decoding: take the steps up to the next finish (or ``limit_steps``) at once."""
+        steps = max(1, self.finishing[0][0] - self.decode_steps)
+        if not self.config.reserve_full_kv:
+            room = self.config.kv_capacity_tokens - self.kv_used
+            steps = max(1, min(steps, int(room // len(self.decoding))))
         if limit_steps is not None:
             steps = max(1, min(steps, limit_steps))
-        context = sum(r.context for r in self.running)
-        self.clock = self.clock + self.cost.decode_run(steps, len(self.running), context)
-        for request in self.running:
-            request.generated += steps
-        return self._retire()
+        self.clock = self.clock + self.cost.decode_run(steps, len(self.decoding), self.decode_context)
+        self._advance_decoders(steps)
 
-    def _retire(self) -> list[_Request]:
-        done = [r for r in self.running if r.first_token is not None and r.generated >= r.output_len]
+    def retire(self) -> list[_Request]:
+        done = []
+        while self.finishing and self.finishing[0][0] <= self.decode_steps:
+            request = heapq.heappop(self.finishing)[2]
+            done.append(request)
+            held = request.input_len + request.output_len
+            self.decode_context -= held
+            self.kv_used -= request.kv_reserved if self.config.reserve_full_kv else held
+            self.finished.append((request, self.clock.copy()))
         if done:
-            self.running = [r for r in self.running if r not in done]
-            self.finished.extend((r, self.clock.copy()) for r in done)
+            gone = {id(r) for r in done}
+            self.decoding = [r for r in self.decoding if id(r) not in gone]
         return done
 
     def advance(self, limit_steps: int | None = None) -> list[_Request]:
@@ -262,9 +301,11 @@ class _Engine:
         self.preempt_if_full()
         if not self.running:
             raise RuntimeError("nothing to run")
-        if any(r.prefilled < r.input_len for r in self.running):
-            return self.step()
-        return self.decode_run(limit_steps)
+        if self.prefilling:
+            self.step()
+        else:
+            self.decode_run(limit_steps)
+        return self.retire()
 
 
 def _trace(finished: list[tuple[_Request, NDArray]], preemptions: int) -> Trace:
@@ -327,9 +368,9 @@ def _drive(
     heapq.heapify(arrivals)
     rounds: dict[int, int] = {}
     wait = np.eye(len(FEATURES))[WAIT]
-    while arrivals or engine.running or engine.waiting:
+    while arrivals or engine.busy():
         now = float(engine.clock @ coefficients)
-        if not engine.running and not engine.waiting and arrivals[0][0] > now:
+        if not engine.busy() and arrivals[0][0] > now:
             engine.clock = engine.clock + wait * (arrivals[0][0] - now)  # idle until the next arrival
             now = arrivals[0][0]
         while arrivals and arrivals[0][0] <= now + 1e-9:
@@ -346,9 +387,9 @@ def _drive(
 
 def _steps_until(engine: _Engine, coefficients: NDArray, gap_ms: float) -> int:
     """Decode steps that fit before the next arrival (at least one)."""
-    if not engine.running:
+    if not engine.decoding:
         return 1
-    step_ms = float(engine.cost.decode(len(engine.running), sum(r.context for r in engine.running)) @ coefficients)
+    step_ms = float(engine.cost.decode(len(engine.decoding), engine.decode_context) @ coefficients)
     return max(1, int(gap_ms // max(step_ms, 1e-9)) + 1)
 
 

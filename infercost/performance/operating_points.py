@@ -8,7 +8,7 @@ performance model fitted to them. Every path returns a ``PointsBasis`` that says
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from infercost.costmodel import ThroughputPoint
 from infercost.performance.perfmodel import (
@@ -19,7 +19,9 @@ from infercost.performance.perfmodel import (
     summarize_holdout,
 )
 from infercost.profile import SelfHost
-from infercost.performance.profiles import ThroughputProfile, find_profile, roofline_profile
+from infercost.errors import InputError
+from infercost.performance.predict import PredictedProfile, predict_profile, predict_roofline
+from infercost.performance.profiles import ThroughputProfile, find_profile
 
 SHAPE_TOLERANCE = 0.2  # a measured point holds for token shapes within ±20% of the one it was measured at
 
@@ -38,6 +40,8 @@ class PointsBasis:
     source: str = ""
     hardware: str = ""
     note: str = ""
+    transfer: str = ""  # the engine model's kind of transfer, where the points are predicted
+    expected_error: dict[str, dict[str, float]] = field(default_factory=dict)  # per metric, from the harness
 
 
 INLINE = "inline"
@@ -64,12 +68,12 @@ def throughput_points(
     """The setup's points: inline (taken as measured by whoever gives them), a stored or bundled run, or a roofline
     estimate at the workload's own token shape."""
     throughput = spec.throughput
+    shape = (max(1, round(prompt_tokens)), max(1, round(output_tokens)))
     if throughput.points:
         profile = inline_profile(spec)
     elif throughput.roofline is not None:
         r = throughput.roofline
-        profile = roofline_profile(r.model, r.gpu, dtype=r.dtype, gpus=r.gpus, input_len=prompt_tokens,
-                                   output_len=output_tokens)  # fmt: skip
+        return predicted_points(predict_roofline(r.model, r.gpu, r.gpus, r.dtype, *shape))
     else:
         profile = (load_run or find_profile)(str(throughput.run))
     points = [
@@ -80,13 +84,50 @@ def throughput_points(
     if profile.basis != "roofline" and shape_warnings_for(
         profile.input_len, profile.output_len, prompt_tokens, output_tokens
     ):
-        return fitted_points(profile, prompt_tokens, output_tokens)
+        try:
+            return predicted_points(predict_profile(profile, *shape))
+        except InputError:  # no architecture or datasheet to simulate: the simpler fitted model carries the points
+            return fitted_points(profile, prompt_tokens, output_tokens)
     estimated = profile.basis == "roofline"
     basis = PointsBasis(
         profile.basis, reference_id(profile), profile.input_len, profile.output_len,
         profile.gpus_per_replica, profile.source, profile.hardware, profile.notes if estimated else "",
     )  # fmt: skip
     return points, basis
+
+
+def predicted_points(predicted: PredictedProfile) -> tuple[list[ThroughputPoint], PointsBasis]:
+    """The engine model's closed-loop predictions as sizing takes them, with their basis and expected error."""
+    latency = ("mean_ttft_ms", "p95_ttft_ms", "mean_tpot_ms", "p95_tpot_ms", "mean_e2el_ms", "p95_e2el_ms")
+    points = [ThroughputPoint(p.level, p.request_throughput, p.output_throughput,
+                              {name: getattr(p, name) for name in latency})
+              for p in predicted.points if p.load == "concurrency"]  # fmt: skip
+    reference = None if predicted.basis == "roofline" else predicted.source
+    basis = PointsBasis(predicted.basis, reference, predicted.input_len, predicted.output_len,
+                        predicted.gpus_per_replica, predicted.source, predicted.hardware, "; ".join(predicted.notes),
+                        predicted.transfer, predicted.expected_error)  # fmt: skip
+    return points, basis
+
+
+def error_scaled(points: Sequence[ThroughputPoint], error: dict[str, dict[str, float]], *,
+                 optimistic: bool) -> list[ThroughputPoint]:  # fmt: skip
+    """The points as they would be measured if the prediction erred as its p10 (optimistic: faster than predicted)
+    or p90 (pessimistic) error does; a predicted value is ``measured × (1 + error)``."""
+
+    def measured(value: float, metric: str, faster_is_lower: bool) -> float:
+        quantiles = error.get(metric) or error.get(metric.replace("p95_", "mean_")) or {}
+        if not quantiles:
+            return value
+        pick = "p90" if optimistic == faster_is_lower else "p10"
+        return value / (1.0 + quantiles[pick])
+
+    scaled = []
+    for p in points:
+        requests = measured(p.request_throughput, "request_throughput", False)
+        latency = {name: measured(v, name, True) for name, v in p.latency_ms.items()}
+        output = None if p.output_throughput is None else p.output_throughput * requests / p.request_throughput
+        scaled.append(ThroughputPoint(p.concurrency, requests, output, latency))
+    return scaled
 
 
 def carried_point(

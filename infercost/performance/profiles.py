@@ -18,10 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from infercost.performance.architectures import ARCHITECTURES, find_architecture
-from infercost.performance.roofline import DTYPE_BYTES, ModelShape, model_shape_from_config
+from infercost.performance.calibrate import Observation, Setup
+from infercost.performance.engine import Hardware as EngineHardware
+from infercost.performance.engine import engine_preset
+from infercost.performance.roofline import DTYPE_ALIASES, DTYPE_BYTES, ModelShape, model_shape_from_config
 from infercost.performance.roofline_estimate import Hardware, measured_efficiency, roofline_points
 from infercost.costmodel.selfhost import ThroughputPoint
 from infercost.errors import InputError
+from infercost.performance.validation import Table
 
 BUNDLED_KINDS = ("measured", "published")
 POINT_FIELDS = ("concurrency", "request_throughput", "output_throughput", "total_token_throughput")
@@ -45,6 +49,12 @@ class ThroughputProfile:
     run_id: str | None = None
     fingerprint: dict[str, Any] = field(default_factory=dict)
     notes: str = ""
+    load: str = "closed_loop"  # closed_loop: a sweep over concurrency; offline: everything queued at once
+    engine_version: str | None = None
+
+    @property
+    def offline(self) -> bool:
+        return self.load == "offline"
 
     def latency_ms(self, point: dict[str, float]) -> dict[str, float]:
         return {k: float(v) for k, v in point.items() if k.endswith("_ms") and v is not None}
@@ -61,14 +71,26 @@ def _from_bundled(kind: str, slug: str, document: dict[str, Any]) -> ThroughputP
         basis=document.get("basis", kind),
         input_len=document.get("input_len"),
         output_len=document.get("output_len"),
-        points=sorted(document["points"], key=lambda p: p["concurrency"]),
+        points=sorted(document["points"], key=_point_order),
         gpus_per_replica=int(document.get("gpus_per_replica", 1)),
         source=document.get("source", ""),
         as_of=document.get("as_of", ""),
         run_id=document.get("run_id"),
         fingerprint=document.get("fingerprint", {}),
         notes=document.get("notes", ""),
+        load=document.get("load", "closed_loop"),
+        engine_version=document.get("engine_version"),
     )
+
+
+def _point_order(point: dict[str, Any]) -> tuple[float, float, float]:
+    """By concurrency, then shape: offline points (no concurrency) carry their own lengths."""
+    return (point.get("concurrency") or 0, point.get("input_len") or 0, point.get("output_len") or 0)
+
+
+def closed_loop_profiles() -> tuple[ThroughputProfile, ...]:
+    """Bundled profiles a workload can be sized on: concurrency sweeps with latencies, not offline maxima."""
+    return tuple(p for p in bundled_profiles() if not p.offline)
 
 
 @cache
@@ -233,3 +255,63 @@ def roofline_profile(
         points=[{"concurrency": p.concurrency, "request_throughput": p.request_throughput,
                  "output_throughput": p.output_throughput, **p.latency_ms} for p in points],
     )  # fmt: skip
+
+
+def engine_hardware(gpu: str, gpus: int, dtype: str) -> EngineHardware:
+    """A replica's GPUs for the engine model: the datasheet's dense peak in the dtype the model computes in
+    (FP8 or FP4 tensor cores where the GPU has them and the weights use them)."""
+    from infercost.pricing import bundled_gpu_specs
+
+    for spec in bundled_gpu_specs():
+        if spec.gpu.lower() == gpu.lower():
+            peak = {"fp8": spec.fp8_dense_tflops, "fp4": spec.fp4_dense_tflops}.get(dtype.lower())
+            return EngineHardware(spec.gpu, spec.memory_bandwidth_gbps, peak or spec.bf16_dense_tflops,
+                                  spec.memory_gb, gpus)  # fmt: skip
+    known = ", ".join(spec.gpu for spec in bundled_gpu_specs())
+    raise InputError("gpu", f"no datasheet for {gpu!r}; known: {known}")
+
+
+def _weights_dtype(dtype: str) -> str:
+    lowered = dtype.lower()
+    return "bfloat16" if lowered in ("", "auto", "bf16", "bfloat16") else DTYPE_ALIASES.get(lowered, lowered)
+
+
+def engine_setup(profile: ThroughputProfile) -> Setup:
+    """What the engine model needs to simulate a profile's setup: the model's shape, the GPUs, the dtype (an FP8
+    model keeps an FP8 KV cache, as NIM and TensorRT-LLM ship it) and the engine's scheduling defaults."""
+    dtype = _weights_dtype(profile.dtype)
+    if dtype not in DTYPE_BYTES:
+        raise InputError("dtype", f"unknown dtype {profile.dtype!r}; known: {', '.join(DTYPE_BYTES)}")
+    _, config = engine_preset(profile.engine)
+    return Setup(_shape(profile.model), engine_hardware(profile.hardware, profile.gpus_per_replica or 1, dtype),
+                 dtype, config, kv_dtype="fp8" if dtype in ("fp8", "fp4") else None)  # fmt: skip
+
+
+def observations(profile: ThroughputProfile) -> list[Observation]:
+    """A closed-loop profile's points as the engine model fits them; points without throughput are left out."""
+    if profile.offline or not (profile.input_len and profile.output_len):
+        raise InputError("run", f"{profile.id} has no closed-loop points at a known token shape")
+    return [
+        Observation(int(p["concurrency"]), round(profile.input_len), round(profile.output_len),
+                    p["request_throughput"], p.get("mean_ttft_ms"), p.get("mean_tpot_ms") or p.get("mean_itl_ms"),
+                    p.get("p95_ttft_ms"), p.get("p95_tpot_ms") or p.get("p95_itl_ms"))  # fmt: skip
+        for p in profile.points
+        if p.get("request_throughput") and p.get("concurrency")
+    ]
+
+
+def validation_tables(profiles: Sequence[ThroughputProfile] | None = None) -> list[Table]:
+    """Every closed-loop profile the engine model can simulate, as a table for ``validation``."""
+    tables = []
+    for profile in closed_loop_profiles() if profiles is None else profiles:
+        try:
+            setup = engine_setup(profile)
+            points = observations(profile)
+        except InputError:
+            continue
+        engine, _ = engine_preset(profile.engine)
+        model = find_architecture(profile.model)[0]
+        group = (model, engine, profile.hardware, str(profile.gpus_per_replica), setup.dtype)
+        width = "16-bit" if setup.dtype in ("float16", "bfloat16") else setup.dtype  # same bytes, same kernels
+        tables.append(Table(profile.id, group, (model, engine, width), setup, tuple(points)))
+    return tables

@@ -23,7 +23,7 @@ from infercost.errors import InputError
 from infercost.estimate import estimate, price_list, prompt_tokens_for, resolve_setup, run_loader, workload_for
 from infercost.pricing import bundled_api_prices, bundled_gpu_prices, find_price
 from infercost.profile import SelfHost, parse_profile
-from infercost.performance.profiles import ThroughputProfile, bundled_profiles, stored_profiles
+from infercost.performance.profiles import ThroughputProfile, closed_loop_profiles, stored_profiles
 
 
 @st.cache_data(show_spinner=False)
@@ -88,7 +88,7 @@ def bill_band_json(profile_json: str, model_id: str, prompt_samples: tuple[float
 @st.cache_data(show_spinner=False)
 def throughput_profiles() -> list[ThroughputProfile]:
     """Bundled profiles and this person's stored runs (stored runs first: measured here beats published)."""
-    return [*stored_profiles(), *bundled_profiles()]
+    return [*stored_profiles(), *closed_loop_profiles()]
 
 
 @st.cache_data(show_spinner=False)

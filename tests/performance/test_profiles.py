@@ -88,7 +88,7 @@ def test_an_slo_statistic_a_table_lacks_is_checked_against_the_nearest_it_has():
 
 
 def nim_8b() -> str:
-    return next(p.id for p in bundled_profiles() if "fp8-200in-1000out" in p.id)
+    return next(p.id for p in bundled_profiles() if "8b" in p.id and "1xh100-fp8-200in-1000out" in p.id)
 
 
 def test_points_at_the_workloads_own_shape_are_used_as_published():
@@ -101,7 +101,11 @@ def test_another_shape_is_carried_by_the_fitted_model_and_says_so():
     short = estimate(base.model_copy(update={"prompt_tokens": 200, "output_tokens": 250}))["self_host"][0]
     long = estimate(base.model_copy(update={"prompt_tokens": 200, "output_tokens": 4000}))["self_host"][0]
     assert short["basis"] == long["basis"] == "fitted"
-    assert "carried to this shape" in short["basis_note"] and "leave-one-out" in short["basis_note"]
+    assert "engine model calibrated on" in short["basis_note"]
+    # a predicted cost carries the error of its kind of transfer, and the cost at that error's p10 and p90
+    assert short["error_transfer"] == "shape" and "request_throughput" in short["expected_error"]
+    low, high = short["cost_per_month_range"]
+    assert low <= short["cost_per_month"] <= high
     # a quarter of the output: several times the requests per second; four times the output: fewer
     published = {p["concurrency"]: p["request_throughput"] for p in find_profile(nim_8b()).points}
     c = short["operating_point"]["concurrency"]

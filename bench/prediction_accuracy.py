@@ -1,0 +1,59 @@
+"""How well the engine model predicts bundled tables it was not fitted to (``infercost.performance.validation``).
+
+    python -m bench.prediction_accuracy            # every transfer, printed as a table
+    python -m bench.prediction_accuracy --write    # and store the errors the app and reports show beside predictions
+    python -m bench.prediction_accuracy --transfer shape --json
+
+Prints, per transfer (shape, one_shape, gpu), the median, p90 and max |relative error| of request throughput,
+mean/p95 TTFT and mean/p95 TPOT, the cross-GPU best-throughput ratio error, and whether each target is met.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from infercost.performance.expected_error import EXPECTED_ERROR_PATH
+from infercost.performance.profiles import validation_tables
+from infercost.performance.validation import METRICS, TARGETS, TRANSFERS, meets_targets, ratio_summary, validate
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--transfer", action="append", choices=TRANSFERS, help="transfers to run (default: all)")
+    parser.add_argument("--write", action="store_true", help=f"store the summary in {EXPECTED_ERROR_PATH.name}")
+    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    args = parser.parse_args(argv)
+    tables = validation_tables()
+    started = time.perf_counter()
+    errors, ratios = validate(tables, args.transfer or TRANSFERS, progress=lambda s: print(f"  {s}", file=sys.stderr))
+    summary = {"tables": len(tables), "transfers": errors.summary(), "cross_gpu_ratio": ratio_summary(ratios),
+               "targets": {k: {"median_abs": m, "p90_abs": p} for k, (m, p) in TARGETS.items()}}  # fmt: skip
+    summary["met"] = {t: meets_targets(summary["transfers"], t, ratios if t == "gpu" else ()) for t in summary["transfers"]}
+    if args.write:
+        EXPECTED_ERROR_PATH.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    if args.json:
+        print(json.dumps(summary, indent=2))
+        return 0
+    print(f"{len(tables)} tables, {time.perf_counter() - started:.0f} s")
+    print("| transfer | metric | n | median | p90 | max | target (median / p90) | met |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    for transfer, metrics in summary["transfers"].items():
+        for metric in METRICS:
+            row = metrics.get(metric)
+            if row:
+                target = TARGETS.get(metric)
+                met = summary["met"][transfer].get(metric, "")
+                print(f"| {transfer} | {metric} | {row['n']} | {row['median_abs']:.1%} | {row['p90_abs']:.1%} | "
+                      f"{row['max_abs']:.0%} | {f'{target[0]:.0%} / {target[1]:.0%}' if target else ''} | {met} |")
+    if ratios:
+        row = summary["cross_gpu_ratio"]
+        print(f"| gpu | cross-GPU best-throughput ratio | {row['n']} | {row['median_abs']:.1%} | {row['p90_abs']:.1%} | "
+              f"{row['max_abs']:.0%} | 10% / 25% | {summary['met']['gpu'].get('cross_gpu_ratio')} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,206 @@
+"""Predicted throughput points for any token shape and load, from a profile or for hardware nobody measured.
+
+- From a profile (a stored run, a bundled measured or published table): the engine model is calibrated on the
+  profile's own points and run at the wanted shape. Basis ``fitted``; expected error of a ``one_shape`` transfer
+  (one sweep at one shape carried to another), or ``shape`` where the setup's other tables were fitted too.
+- For a model on GPUs nobody measured (``roofline:MODEL@NxGPU:DTYPE``): the engine model calibrated on the
+  nearest setup that was measured or published (same model, then same bytes per weight, then same GPU), moved to
+  these GPUs: bandwidth, compute and KV-cache capacity change, the coefficients stay. Basis ``roofline``; expected
+  error of a ``gpu`` transfer. With nothing to calibrate on, the priors alone: the estimate says so.
+
+Every result names its basis, its source and the error the validation harness measured for that kind of transfer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+from infercost.errors import InputError
+from infercost.performance.architectures import find_architecture
+from infercost.performance.calibrate import PRIOR, Calibration, Prediction, Setup, fit, predict_concurrency, predict_rate
+from infercost.performance.engine import ENGINE_PRESETS, kv_capacity_tokens
+from infercost.performance.expected_error import expected_error
+from infercost.performance.profiles import (
+    ThroughputProfile,
+    closed_loop_profiles,
+    engine_hardware,
+    engine_setup,
+    find_profile,
+    observations,
+    validation_tables,
+    _shape,
+    _weights_dtype,
+)
+
+DEFAULT_CONCURRENCIES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
+ROOFLINE_SOURCE = re.compile(r"^roofline:(?P<model>[^@]+)@(?P<gpus>\d+)x(?P<gpu>[^:]+)(?::(?P<dtype>[\w.]+))?$")
+
+
+@dataclass(frozen=True)
+class PredictedProfile:
+    """Predicted points with everything a figure built on them must say about itself."""
+
+    basis: str  # fitted | roofline
+    source: str  # the profile id, or the roofline spec
+    model: str
+    hardware: str
+    gpus_per_replica: int
+    dtype: str
+    input_len: int
+    output_len: int
+    points: list[Prediction]
+    transfer: str  # which kind of transfer the expected error is of
+    expected_error: dict[str, dict[str, float]]
+    calibration: Calibration
+    notes: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, object]:
+        return {"basis": self.basis, "source": self.source, "model": self.model, "hardware": self.hardware,
+                "gpus_per_replica": self.gpus_per_replica, "dtype": self.dtype, "input_len": self.input_len,
+                "output_len": self.output_len, "transfer": self.transfer, "expected_error": self.expected_error,
+                "coefficients": self.calibration.as_dict(), "notes": self.notes,
+                "points": [p.as_dict() for p in self.points]}  # fmt: skip
+
+
+def _levels(
+    setup: Setup, calibration: Calibration, input_len: int, output_len: int, concurrencies: Sequence[int],
+    rates: Sequence[float],
+) -> list[Prediction]:  # fmt: skip
+    points = [predict_concurrency(setup, calibration, int(c), input_len, output_len) for c in concurrencies]
+    return points + [predict_rate(setup, calibration, float(r), input_len, output_len) for r in rates]
+
+
+def _check_shape(input_len: int, output_len: int) -> None:
+    for name, value in (("input_tokens", input_len), ("output_tokens", output_len)):
+        if not 1 <= value <= 2_000_000:
+            raise InputError(name, f"must be a whole number of tokens from 1 to 2,000,000, got {value!r}")
+
+
+@cache
+def _calibrated_bundled(profile_id: str) -> Calibration:
+    """A bundled table's setup fitted on every table of that setup (all its shapes): what ``shape`` transfer
+    measures. Cached: bundled data does not change while the program runs."""
+    table = next(t for t in validation_tables() if t.id == profile_id)
+    group = [o for t in validation_tables() if t.group == table.group for o in t.observations]
+    return fit(table.setup, group)
+
+
+def calibrate_profile(profile: ThroughputProfile) -> tuple[Setup, Calibration, str]:
+    """The profile's setup, its calibration, and which transfer its predictions are ('shape' or 'one_shape')."""
+    setup = engine_setup(profile)
+    points = observations(profile)
+    if not points:
+        raise InputError("run", f"{profile.id} has no point with a throughput to calibrate on")
+    if profile.basis != "measured" or profile.id.startswith(("measured:", "published:")):
+        siblings = [t for t in validation_tables() if t.id == profile.id]
+        if siblings and sum(t.group == siblings[0].group for t in validation_tables()) > 1:
+            return setup, _calibrated_bundled(profile.id), "shape"
+    return setup, fit(setup, points), "one_shape"
+
+
+def predict_profile(
+    profile: ThroughputProfile, input_len: int, output_len: int, *, concurrencies: Sequence[int] | None = None,
+    rates: Sequence[float] = (),
+) -> PredictedProfile:  # fmt: skip
+    """The profile's setup at another shape (or its own), at its own concurrencies unless others are asked for."""
+    _check_shape(input_len, output_len)
+    setup, calibration, transfer = calibrate_profile(profile)
+    levels = concurrencies or [int(p["concurrency"]) for p in profile.points if p.get("concurrency")]
+    notes = [f"engine model calibrated on {len(observations(profile))} points of {profile.id}"
+             f" at {profile.input_len:,.0f} in / {profile.output_len:,.0f} out"]  # fmt: skip
+    if transfer == "shape":
+        notes[0] += " and the other tables of the same setup"
+    return PredictedProfile("fitted", profile.id, profile.model, profile.hardware, profile.gpus_per_replica,
+                            setup.dtype, input_len, output_len,
+                            _levels(setup, calibration, input_len, output_len, levels, rates), transfer,
+                            expected_error(transfer), calibration, notes)  # fmt: skip
+
+
+def _reference(model: str, gpu: str, dtype: str) -> ThroughputProfile | None:
+    """The measured or published profile nearest to a setup: same model, then same bytes per weight, then same GPU,
+    then measured before published."""
+    wanted = find_architecture(model)
+    candidates = [p for p in closed_loop_profiles() if find_architecture(p.model) == wanted and p.input_len]
+    same_width = {"float16": "bfloat16", "bfloat16": "float16"}
+
+    def nearness(p: ThroughputProfile) -> tuple[bool, bool, bool]:
+        width = _weights_dtype(p.dtype)
+        return (width not in (dtype, same_width.get(dtype)), p.hardware.lower() != gpu.lower(), p.basis != "measured")
+
+    usable = [p for p in candidates if _usable(p)]
+    return min(usable, key=nearness, default=None)
+
+
+def _usable(profile: ThroughputProfile) -> bool:
+    try:
+        engine_setup(profile)
+    except InputError:
+        return False
+    return True
+
+
+def parse_roofline(source: str) -> tuple[str, str, int, str]:
+    """``roofline:MODEL@NxGPU:DTYPE`` → (model, gpu, gpus, dtype)."""
+    match = ROOFLINE_SOURCE.match(source)
+    if not match:
+        raise InputError("source", f"expected roofline:MODEL@NxGPU:DTYPE (e.g. roofline:meta-llama/Llama-3.1-8B-"
+                                   f"Instruct@1xL40S:fp8), got {source!r}")  # fmt: skip
+    gpus = int(match["gpus"])
+    if not 1 <= gpus <= 64:
+        raise InputError("source", f"GPU count must be 1 to 64, got {gpus}")
+    return match["model"], match["gpu"], gpus, _weights_dtype(match["dtype"] or "bf16")
+
+
+def predict_roofline(
+    model: str, gpu: str, gpus: int, dtype: str, input_len: int, output_len: int, *,
+    concurrencies: Sequence[int] | None = None, rates: Sequence[float] = (),
+) -> PredictedProfile:  # fmt: skip
+    """A setup nobody measured: the nearest calibration moved to these GPUs; concurrencies whose KV caches do
+    not fit are left out."""
+    _check_shape(input_len, output_len)
+    dtype = _weights_dtype(dtype)
+    hardware = engine_hardware(gpu, gpus, dtype)
+    reference = _reference(model, gpu, dtype)
+    spec = f"roofline:{model}@{gpus}x{hardware.gpu}:{dtype}"
+    if reference is not None:
+        reference_setup, calibration, _ = calibrate_profile(reference)
+        setup = reference_setup.on(hardware)
+        setup = Setup(_shape(model), hardware, dtype, setup.engine, "fp8" if dtype in ("fp8", "fp4") else None)
+        notes = [f"engine model calibrated on {reference.id} ({reference.hardware}, {reference.dtype}), moved to "
+                 f"{gpus}x {hardware.gpu}: bandwidth, compute and KV-cache capacity from the datasheet"]  # fmt: skip
+        transfer, error = "gpu", expected_error("gpu")
+    else:
+        setup = Setup(_shape(model), hardware, dtype, ENGINE_PRESETS["vllm"],
+                      "fp8" if dtype in ("fp8", "fp4") else None)  # fmt: skip
+        calibration = Calibration(PRIOR, 0)
+        notes = ["no measured or published profile of this model to calibrate on: the engine model's priors "
+                 "alone (75-80% of bandwidth, 50% of peak compute); its error is unknown"]  # fmt: skip
+        transfer, error = "none", {}
+    capacity = kv_capacity_tokens(setup.shape, hardware, dtype=dtype, kv_dtype=setup.kv_dtype)
+    fits = [c for c in (concurrencies or DEFAULT_CONCURRENCIES) if c * (input_len + output_len) <= capacity]
+    if len(fits) < len(concurrencies or DEFAULT_CONCURRENCIES):
+        notes.append(f"KV cache holds {capacity:,.0f} tokens on {gpus}x {hardware.gpu}: levels that do not fit are "
+                     f"left out" if capacity else "the weights do not fit in these GPUs' memory")  # fmt: skip
+    points = _levels(setup, calibration, input_len, output_len, fits, rates) if capacity else []
+    return PredictedProfile("roofline", spec, model, hardware.gpu, gpus, dtype, input_len, output_len, points,
+                            transfer, error, calibration, notes)  # fmt: skip
+
+
+def predict_source(
+    source: str, input_len: int, output_len: int, *, concurrencies: Sequence[int] | None = None,
+    rates: Sequence[float] = (), db_path: str | Path | None = None,
+) -> PredictedProfile:  # fmt: skip
+    """What ``python -m infercost throughput SOURCE`` answers: a run id, a bundled id, or a roofline spec."""
+    if source.startswith("roofline:"):
+        model, gpu, gpus, dtype = parse_roofline(source)
+        return predict_roofline(model, gpu, gpus, dtype, input_len, output_len, concurrencies=concurrencies,
+                                rates=rates)  # fmt: skip
+    profile = find_profile(source, db_path)
+    if profile.offline:
+        raise InputError("source", f"{source} is an offline maximum-throughput table (no latencies); name a "
+                                   "closed-loop sweep, or use roofline:MODEL@NxGPU:DTYPE")  # fmt: skip
+    return predict_profile(profile, input_len, output_len, concurrencies=concurrencies, rates=rates)
