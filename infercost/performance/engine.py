@@ -1,0 +1,356 @@
+"""A discrete-event simulation of a continuous-batching inference engine (vLLM, SGLang, TensorRT-LLM).
+
+The engine runs in *steps*. Each step it admits waiting requests while the batch has a free slot
+(``max_batch``) and the KV cache has room, schedules one decode token for every running sequence and as many
+prompt tokens as the step's token budget allows (``max_batched_tokens``; whole prompts, or chunks of them with
+chunked prefill), then every scheduled sequence advances together. A prompt's last chunk yields the first output
+token; a sequence that reaches its output length leaves and frees its KV cache. Where the cache runs out under
+on-demand allocation (vLLM), the newest sequence is preempted and recomputed later.
+
+A step's time is linear in four features of what it does (``StepCost``): one (fixed overhead per step), bytes moved
+over memory bandwidth (weights once, plus every KV cache read), FLOPs over peak compute, and decode sequences
+(per-sequence overhead: sampling, scheduling, attention-kernel inefficiency). The simulation records those features,
+not seconds, so every latency is ``features · coefficients``: for a closed loop the schedule does not depend on the
+coefficients at all, which makes fitting them a linear least-squares problem (``calibrate``). Runs of identical
+pure-decode steps are taken in one jump, so a sweep of ten levels simulates in milliseconds.
+
+Pure: numbers in, numbers out.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+from numpy.typing import NDArray
+
+from infercost.performance.roofline import ModelShape, dtype_bytes, weight_bytes
+
+FEATURES = ("step_overhead_ms", "weights_ms", "kv_cache_ms", "compute_ms", "sequence_ms", "wait_ms")
+WAIT = FEATURES.index("wait_ms")  # time outside the engine's steps (client delay, idle engine): coefficient 1
+MEMORY_HEADROOM = 0.9  # share of free GPU memory an engine gives its KV cache (vLLM's gpu_memory_utilization)
+
+
+@dataclass(frozen=True)
+class Hardware:
+    """One replica's GPUs: tensor parallelism adds bandwidth, compute and memory (taken as ideal)."""
+
+    gpu: str
+    bandwidth_gbps: float  # GB/s per GPU
+    peak_tflops: float  # dense, per GPU, in the model's compute dtype
+    memory_gb: float  # per GPU
+    gpus: int = 1
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    """How the engine schedules: the settings that shape queues, batch sizes and saturation."""
+
+    max_batch: int = 256  # running sequences (vLLM max_num_seqs, TensorRT-LLM max_batch_size)
+    max_batched_tokens: int = 8192  # tokens per step (vLLM max_num_batched_tokens, TensorRT-LLM max_num_tokens)
+    chunked_prefill: bool = False  # split a prompt across steps to fill the budget
+    mixed_steps: bool = True  # decode tokens ride along in a step that prefills; False: decodes wait for it
+    reserve_full_kv: bool = True  # admit only if prompt + output fit (TensorRT-LLM); else grow and preempt (vLLM)
+    kv_capacity_tokens: float = math.inf  # tokens the KV cache holds across the batch
+
+
+ENGINE_PRESETS: dict[str, EngineConfig] = {
+    # TensorRT-LLM's defaults (max_num_tokens 8192, GUARANTEED_NO_EVICT scheduling), as NIM ships it.
+    "tensorrt-llm": EngineConfig(max_batch=256, max_batched_tokens=8192, chunked_prefill=False, reserve_full_kv=True),
+    # vLLM V1: chunked prefill on, max_num_seqs 256, max_num_batched_tokens 8192, KV blocks on demand.
+    "vllm": EngineConfig(max_batch=256, max_batched_tokens=8192, chunked_prefill=True, reserve_full_kv=False),
+    "sglang": EngineConfig(max_batch=256, max_batched_tokens=8192, chunked_prefill=True, reserve_full_kv=False),
+}
+
+
+def engine_preset(engine: str) -> tuple[str, EngineConfig]:
+    """The preset an engine's name refers to (``NVIDIA NIM, TensorRT-LLM backend`` → tensorrt-llm); vLLM's otherwise."""
+    lowered = engine.lower().replace("_", "-")
+    for name in ("tensorrt-llm", "trt-llm", "trtllm", "nim", "sglang", "vllm"):
+        if name in lowered:
+            key = {"trt-llm": "tensorrt-llm", "trtllm": "tensorrt-llm", "nim": "tensorrt-llm"}.get(name, name)
+            return key, ENGINE_PRESETS[key]
+    return "vllm", ENGINE_PRESETS["vllm"]
+
+
+@dataclass(frozen=True)
+class StepCost:
+    """What one step costs in features; ``seconds = features · coefficients``.
+
+    ``weights_bytes`` are read once per step; each token of context a sequence attends to reads ``kv_bytes_per_token``
+    and costs ``attention_flops_per_token_pair``; each token processed (prompt or decode) costs ``flops_per_token``.
+    """
+
+    weights_bytes: float
+    kv_bytes_per_token: float
+    flops_per_token: float
+    attention_flops_per_token_pair: float
+    bandwidth_bytes_per_ms: float
+    flops_per_ms: float
+
+    def decode(self, sequences: float, context_tokens: float) -> NDArray:
+        """Features of one step that decodes a token for ``sequences`` sequences holding ``context_tokens`` in all
+        (with ``sequences`` 0: the overhead and weight reads every step pays)."""
+        return self.decode_run(1, sequences, context_tokens)
+
+    def prefill(self, tokens: float, past_tokens: float) -> NDArray:
+        """Extra features of ``tokens`` prompt tokens after ``past_tokens`` already cached, in a step that is
+        already paying its overhead and weight reads."""
+        attended = tokens * (past_tokens + (tokens + 1) / 2)
+        kv = self.kv_bytes_per_token * (past_tokens + tokens) / self.bandwidth_bytes_per_ms
+        flops = self.flops_per_token * tokens + self.attention_flops_per_token_pair * attended
+        return np.array([0.0, 0.0, kv, flops / self.flops_per_ms, 0.0, 0.0])
+
+    def decode_run(self, steps: int, sequences: float, context_tokens: float) -> NDArray:
+        """Features of ``steps`` pure-decode steps in a row; context grows by ``sequences`` tokens a step."""
+        context_sum = steps * context_tokens + sequences * steps * (steps - 1) / 2
+        weights = steps * self.weights_bytes / self.bandwidth_bytes_per_ms
+        kv = self.kv_bytes_per_token * context_sum / self.bandwidth_bytes_per_ms
+        flops = self.flops_per_token * sequences * steps + self.attention_flops_per_token_pair * context_sum
+        return np.array([float(steps), weights, kv, flops / self.flops_per_ms, float(sequences * steps), 0.0])
+
+
+def step_cost(shape: ModelShape, hardware: Hardware, *, dtype: str, kv_dtype: str | None = None) -> StepCost:
+    """The roofline quantities of one model on one replica, the units in which coefficients are fitted."""
+    kv_per_token = 2 * shape.n_layers * shape.n_kv_heads * shape.head_dim * dtype_bytes(kv_dtype or dtype)
+    return StepCost(
+        weights_bytes=weight_bytes(shape.matmul_params, dtype),
+        kv_bytes_per_token=kv_per_token,
+        flops_per_token=2 * shape.matmul_params,
+        attention_flops_per_token_pair=4 * shape.n_layers * shape.n_heads * shape.head_dim,
+        bandwidth_bytes_per_ms=hardware.bandwidth_gbps * hardware.gpus * 1e6,
+        flops_per_ms=hardware.peak_tflops * hardware.gpus * 1e9,
+    )
+
+
+def kv_capacity_tokens(shape: ModelShape, hardware: Hardware, *, dtype: str, kv_dtype: str | None = None) -> float:
+    """Tokens of KV cache that fit beside the weights in the replica's memory (0 if the weights do not fit)."""
+    free = hardware.memory_gb * 1e9 * hardware.gpus - weight_bytes(shape.n_params, dtype)
+    kv_per_token = 2 * shape.n_layers * shape.n_kv_heads * shape.head_dim * dtype_bytes(kv_dtype or dtype)
+    return max(0.0, free * MEMORY_HEADROOM / kv_per_token)
+
+
+@dataclass(eq=False)
+class _Request:
+    arrival: NDArray  # cumulative features when it arrived
+    input_len: int
+    output_len: int
+    user: int = 0
+    round: int = 1  # the user's how-many-th request
+    prefilled: int = 0  # prompt tokens in the KV cache
+    generated: int = 0  # output tokens produced
+    first_token: NDArray | None = None
+    preemptions: int = 0
+
+    @property
+    def context(self) -> int:
+        return self.prefilled + self.generated
+
+    @property
+    def kv_reserved(self) -> int:
+        return self.input_len + self.output_len
+
+
+@dataclass(frozen=True)
+class Trace:
+    """Per-request features at arrival, first token and finish (rows), for the requests that count."""
+
+    ttft: NDArray  # (requests, features)
+    tpot: NDArray  # (requests, features): (finish - first token) / (output_len - 1)
+    e2el: NDArray
+    output_len: NDArray
+    duration: NDArray  # features of the measured window
+    completed: int
+    preemptions: int = 0
+
+    def mean_features(self) -> dict[str, NDArray]:
+        return {"ttft": self.ttft.mean(axis=0), "tpot": self.tpot.mean(axis=0), "e2el": self.e2el.mean(axis=0)}
+
+
+@dataclass
+class _Engine:
+    cost: StepCost
+    config: EngineConfig
+    clock: NDArray = field(default_factory=lambda: np.zeros(len(FEATURES)))
+    waiting: deque[_Request] = field(default_factory=deque)
+    running: list[_Request] = field(default_factory=list)
+    finished: list[tuple[_Request, NDArray]] = field(default_factory=list)
+    preemptions: int = 0
+
+    def kv_used(self) -> float:
+        if self.config.reserve_full_kv:
+            return sum(r.kv_reserved for r in self.running)
+        return sum(r.context for r in self.running)
+
+    def admit(self) -> None:
+        used = self.kv_used()
+        while self.waiting and len(self.running) < self.config.max_batch:
+            request = self.waiting[0]
+            need = request.kv_reserved if self.config.reserve_full_kv else request.input_len + 1
+            if used + need > self.config.kv_capacity_tokens and self.running:
+                return
+            self.running.append(self.waiting.popleft())
+            used += need
+
+    def preempt_if_full(self) -> None:
+        """On-demand KV: when the next step's tokens do not fit, recompute the newest sequence later (vLLM)."""
+        if self.config.reserve_full_kv:
+            return
+        while len(self.running) > 1 and self.kv_used() + len(self.running) > self.config.kv_capacity_tokens:
+            victim = self.running.pop()
+            victim.prefilled, victim.generated, victim.first_token = 0, 0, None
+            victim.preemptions += 1
+            self.preemptions += 1
+            self.waiting.appendleft(victim)
+
+    def step(self) -> list[_Request]:
+        """One step with prefill work in it; returns the requests that finished."""
+        decoding = [r for r in self.running if r.prefilled == r.input_len]
+        if not self.config.mixed_steps:
+            decoding = []
+        context = sum(r.context for r in decoding)
+        features = self.cost.decode(len(decoding), context)
+        budget = self.config.max_batched_tokens - len(decoding)
+        prefilled: list[tuple[_Request, int]] = []
+        for request in self.running:
+            remaining = request.input_len - request.prefilled
+            if remaining == 0 or budget <= 0:
+                continue
+            chunk = min(remaining, budget) if self.config.chunked_prefill else remaining
+            if chunk > budget and prefilled:  # a whole prompt waits for a step with room, unless it is alone
+                continue
+            features = features + self.cost.prefill(chunk, request.prefilled)
+            prefilled.append((request, chunk))
+            budget -= chunk
+        self.clock = self.clock + features
+        for request in decoding:
+            request.generated += 1
+        for request, chunk in prefilled:
+            request.prefilled += chunk
+            if request.prefilled == request.input_len:
+                request.generated, request.first_token = 1, self.clock.copy()
+        return self._retire()
+
+    def decode_run(self, limit_steps: int | None = None) -> list[_Request]:
+        """Every running sequence is decoding: take the steps up to the next finish (or ``limit_steps``) at once."""
+        steps = min(r.output_len - r.generated for r in self.running)
+        if not self.config.reserve_full_kv:
+            room = self.config.kv_capacity_tokens - self.kv_used()
+            steps = max(1, min(steps, int(room // len(self.running))))
+        if limit_steps is not None:
+            steps = max(1, min(steps, limit_steps))
+        context = sum(r.context for r in self.running)
+        self.clock = self.clock + self.cost.decode_run(steps, len(self.running), context)
+        for request in self.running:
+            request.generated += steps
+        return self._retire()
+
+    def _retire(self) -> list[_Request]:
+        done = [r for r in self.running if r.first_token is not None and r.generated >= r.output_len]
+        if done:
+            self.running = [r for r in self.running if r not in done]
+            self.finished.extend((r, self.clock.copy()) for r in done)
+        return done
+
+    def advance(self, limit_steps: int | None = None) -> list[_Request]:
+        """Admit, then one step with prefill work or a run of decode steps; the requests that finished."""
+        self.admit()
+        self.preempt_if_full()
+        if not self.running:
+            raise RuntimeError("nothing to run")
+        if any(r.prefilled < r.input_len for r in self.running):
+            return self.step()
+        return self.decode_run(limit_steps)
+
+
+def _trace(finished: list[tuple[_Request, NDArray]], preemptions: int) -> Trace:
+    rows = [(r, done) for r, done in finished if r.first_token is not None]
+    ttft = np.array([r.first_token - r.arrival for r, _ in rows])
+    e2el = np.array([done - r.arrival for r, done in rows])
+    steps = np.array([max(r.output_len - 1, 1) for r, _ in rows], dtype=float)
+    tpot = (e2el - ttft) / steps[:, None]
+    first_arrival = min((r.arrival for r, _ in rows), key=lambda f: f.sum(), default=np.zeros(len(FEATURES)))
+    last_done = max((done for _, done in rows), key=lambda f: f.sum(), default=np.zeros(len(FEATURES)))
+    return Trace(ttft, tpot, e2el, np.array([r.output_len for r, _ in rows], dtype=float), last_done - first_arrival,
+                 len(rows), preemptions)  # fmt: skip
+
+
+def simulate_closed_loop(
+    cost: StepCost, config: EngineConfig, coefficients: NDArray, *, concurrency: int, input_len: int,
+    output_len: int, client_delay_ms: float = 0.0, rounds: int = 3,
+) -> Trace:  # fmt: skip
+    """``concurrency`` users, all starting together, each sending its next request ``client_delay_ms`` after the
+    last one finished (genai-perf's ``--concurrency`` and vLLM's ``--max-concurrency`` load). The first round is
+    warm-up; rounds 2.. are measured. With no client delay the schedule does not depend on the coefficients."""
+    arrivals = [(0.0, user, user) for user in range(concurrency)]
+    sent = dict.fromkeys(range(concurrency), 1)
+
+    def next_request(request: _Request, finished_ms: float) -> tuple[float, int] | None:
+        if sent[request.user] >= rounds:
+            return None
+        sent[request.user] += 1
+        return finished_ms + client_delay_ms, request.user
+
+    engine = _Engine(cost, config)
+    _drive(engine, coefficients, arrivals, input_len, output_len, next_request)
+    measured = [(r, done) for r, done in engine.finished if r.round > 1]
+    return _trace(measured, engine.preemptions)
+
+
+def simulate_poisson(
+    cost: StepCost, config: EngineConfig, coefficients: NDArray, *, rate_per_s: float, input_len: int,
+    output_len: int, requests: int = 400, seed: int = 0,
+) -> Trace:  # fmt: skip
+    """Open loop: requests arrive as a Poisson process of ``rate_per_s``; the first fifth is warm-up."""
+    rng = np.random.default_rng(seed)
+    arrivals_ms = np.cumsum(rng.exponential(1000.0 / rate_per_s, size=requests))
+    engine = _Engine(cost, config)
+    _drive(engine, coefficients, [(float(t), i, i) for i, t in enumerate(arrivals_ms)], input_len, output_len)
+    warmup = requests // 5
+    measured = [(r, done) for r, done in engine.finished if r.user >= warmup]
+    return _trace(measured, engine.preemptions)
+
+
+NextRequest = Callable[[_Request, float], "tuple[float, int] | None"]
+
+
+def _drive(
+    engine: _Engine, coefficients: NDArray, arrivals: list[tuple[float, int, int]], input_len: int,
+    output_len: int, next_request: NextRequest | None = None,
+) -> None:  # fmt: skip
+    """Run the engine until every arrival (time ms, tie-break, user) is served. A request that arrives during a
+    step joins at the next step boundary; its arrival stamp is the clock then, less the wait, in ``wait_ms``."""
+    heapq.heapify(arrivals)
+    rounds: dict[int, int] = {}
+    wait = np.eye(len(FEATURES))[WAIT]
+    while arrivals or engine.running or engine.waiting:
+        now = float(engine.clock @ coefficients)
+        if not engine.running and not engine.waiting and arrivals[0][0] > now:
+            engine.clock = engine.clock + wait * (arrivals[0][0] - now)  # idle until the next arrival
+            now = arrivals[0][0]
+        while arrivals and arrivals[0][0] <= now + 1e-9:
+            time_ms, _, user = heapq.heappop(arrivals)
+            rounds[user] = rounds.get(user, 0) + 1
+            stamp = engine.clock + wait * (time_ms - now)
+            engine.waiting.append(_Request(stamp, input_len, output_len, user, rounds[user]))
+        limit = _steps_until(engine, coefficients, arrivals[0][0] - now) if arrivals else None
+        for request in engine.advance(limit):
+            follow = next_request(request, float(engine.clock @ coefficients)) if next_request else None
+            if follow is not None:
+                heapq.heappush(arrivals, (follow[0], len(engine.finished), follow[1]))
+
+
+def _steps_until(engine: _Engine, coefficients: NDArray, gap_ms: float) -> int:
+    """Decode steps that fit before the next arrival (at least one)."""
+    if not engine.running:
+        return 1
+    step_ms = float(engine.cost.decode(len(engine.running), sum(r.context for r in engine.running)) @ coefficients)
+    return max(1, int(gap_ms // max(step_ms, 1e-9)) + 1)
+
+
+def with_capacity(config: EngineConfig, capacity_tokens: float) -> EngineConfig:
+    return replace(config, kv_capacity_tokens=capacity_tokens)
