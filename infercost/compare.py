@@ -20,7 +20,8 @@ from infercost.costmodel import (
     token_volumes,
     whatif_costs,
 )
-from infercost.costmodel.sensitivity import TornadoBar, break_even_calls, default_spans, tornado
+from infercost.costmodel.breakeven import describe_regions
+from infercost.costmodel.sensitivity import TornadoBar, default_spans, tornado
 from infercost.errors import InputError
 from infercost.estimate import (
     ResolvedSetup,
@@ -118,17 +119,26 @@ def self_host_cost_at(profile: Profile, resolved: ResolvedSetup) -> Callable[[fl
     return cost
 
 
-def break_even_table(profile: Profile, catalog: Sequence[ApiPrice], load_run: RunLoader | None) -> pd.DataFrame:
-    """For each self-host setup and API model: the calls/day from which self-hosting costs no more."""
-    prices, wanted = price_list(profile, catalog)
-    low, high = 1.0, profile.calls_per_day * 1000
-    rows = []
-    for index, spec in enumerate(profile.self_host):
-        self_host = self_host_cost_at(profile, resolve_setup(profile, spec, index, load_run))
-        for model_id in wanted:
-            calls = break_even_calls(api_cost_at(profile, find_price(prices, model_id)), self_host, low, high)
-            rows.append({"self_host": spec.name, "api_model": model_id, "break_even_calls_per_day": calls})
-    return pd.DataFrame(rows, columns=["self_host", "api_model", "break_even_calls_per_day"])
+def break_even_table(result: dict[str, Any]) -> pd.DataFrame:
+    """For each self-host setup and API model of an estimate: the calls/day regions where self-hosting costs no more,
+    as intervals and as words ("cheaper from 57.5k to 62k and above 300k calls/day")."""
+    rows = [
+        {"self_host": row["name"], "api_model": model, "regions": regions, "break_even": describe_regions(regions)}
+        for row in result["self_host"]
+        for model, regions in row.get("break_even", {}).items()
+    ]
+    return pd.DataFrame(rows, columns=["self_host", "api_model", "regions", "break_even"])
+
+
+def break_even_spans(result: dict[str, Any], api_model: str, high: float) -> pd.DataFrame:
+    """Shaded spans for a chart: one row per region where a setup beats ``api_model``, open ends cut at ``high``."""
+    table = break_even_table(result)
+    rows = [
+        {"self_host": row.self_host, "from": max(start, 1.0), "to": high if end is None else end}
+        for row in table[table["api_model"] == api_model].itertuples()
+        for start, end in row.regions
+    ]
+    return pd.DataFrame(rows, columns=["self_host", "from", "to"])
 
 
 WORKLOAD_INPUTS = ("calls_per_day", "prompt_tokens", "output_tokens", "retry_rate", "cached_prompt_fraction")
