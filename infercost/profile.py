@@ -150,6 +150,8 @@ class Profile(_Strict):
     cache_write_fraction: float = Field(default=0.0, ge=0, le=1)
     batch: bool = False
     days_per_month: float = Field(default=30, gt=0, le=31)
+    # day-to-day spread of calls per day (coefficient of variation) for the bill band; overdispersed by default
+    calls_per_day_cv: float = Field(default=0.15, ge=0, le=10)
     api_models: list[str] | None = None
     prices: list[PriceOverride] = Field(default_factory=list)
     self_host: list[SelfHost] = Field(default_factory=list)
