@@ -74,16 +74,23 @@ def break_even_regions(api_cost_per_call_month: float, step: StepCost) -> list[I
     return [(start, None if step.open_end and end >= end_of_search else end) for start, end in intervals]
 
 
-def describe_regions(intervals: list[Interval], unit: str = "calls/day") -> str:
-    """"cheaper from 57.5k to 62k and above 300k calls/day", or "never cheaper" within the search."""
+def describe_regions(intervals: list[Interval], unit: str = "calls/day", *, most: int = 3) -> str:
+    """"cheaper from 57.5k to 62k and above 300k calls/day", or "never cheaper" within the search.
+
+    Past ``most`` windows the middle ones are counted, not listed: a dozen windows one replica apart read as noise.
+    """
     if not intervals:
         return "never cheaper"
+    shown = intervals if len(intervals) <= most + 1 else [*intervals[:most], intervals[-1]]
     parts = []
-    for start, end in intervals:
+    for start, end in shown:
         if end is None:
             parts.append(f"above {_short(start)}" if start > 0 else "at every volume")
         else:
             parts.append(f"from {_short(start)} to {_short(end)}" if start > 0 else f"up to {_short(end)}")
+    if len(shown) < len(intervals):
+        hidden = len(intervals) - len(shown)
+        parts.insert(most, f"{hidden} more window{'s' if hidden > 1 else ''}")
     return "cheaper " + " and ".join(parts) + f" {unit}"
 
 
