@@ -28,9 +28,10 @@ def rented_price(gpu: str) -> tuple[float, str]:
 
 
 def offers_for(gpu: str, offers: Sequence[GpuPrice] | None = None) -> list[GpuPrice]:
-    """Every catalog offer for a GPU, cheapest first, for a person to pick from."""
+    """Every catalog offer for a GPU, on-demand first (it does not vanish like spot or bind like reserved), cheapest
+    first within each kind, for a person to pick from."""
     matching = [o for o in (offers or bundled_gpu_prices()) if o.gpu.lower() == gpu.lower()]
-    return sorted(matching, key=lambda o: o.price_per_hour)
+    return sorted(matching, key=lambda o: (o.kind != "on-demand", o.price_per_hour))
 
 
 def offer_choice(offer: GpuPrice, today: dt.date | None = None) -> str:
