@@ -21,7 +21,7 @@ from infercost.costmodel import (
     token_volumes,
     whatif_costs,
 )
-from infercost.costmodel.breakeven import describe_regions
+from infercost.costmodel.breakeven import describe_regions, self_host_step_cost
 from infercost.costmodel.sensitivity import TornadoBar, default_spans, tornado
 from infercost.errors import InputError
 from infercost.estimate import (
@@ -67,15 +67,22 @@ def api_cost_curves(profile: Profile, catalog: Sequence[ApiPrice], *, points: in
 def self_host_cost_curves(
     profile: Profile, *, points: int = CURVE_POINTS, load_run: RunLoader | None = None
 ) -> pd.DataFrame:
-    """Cost per month against calls/day for each self-host setup: replicas step up with volume."""
+    """Cost per month against calls/day for each self-host setup, drawn exactly: both ends of every cost step (a
+    replica or a billing increment added), so a narrow cheaper window shows as it is, not as a grid saw it."""
     axis = calls_axis(profile.calls_per_day, points=points)
     frames = []
     for index, spec in enumerate(profile.self_host):
-        cost = self_host_cost_at(profile, resolve_setup(profile, spec, index, load_run))
-        monthly = [cost(float(calls)) for calls in axis]
-        frames.append(pd.DataFrame({"calls_per_day": axis, "cost_per_month": monthly, "option": spec.name}))
-    curves = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=CURVE_COLUMNS)
-    return curves[np.isfinite(curves["cost_per_month"].astype(float))]
+        resolved = resolve_setup(profile, spec, index, load_run)
+        attempts_per_call = float(resolved.volumes.attempts_per_day) / profile.calls_per_day
+        step = self_host_step_cost(resolved.setup, attempts_per_call, profile.days_per_month, float(axis[-1]))
+        if step is None:
+            continue
+        lows, highs = np.maximum(step.edges[:-1], axis[0]), np.minimum(step.edges[1:], axis[-1])
+        kept = lows < highs
+        calls = np.column_stack([lows[kept], highs[kept]]).ravel()
+        monthly = np.repeat(step.costs[kept], 2)
+        frames.append(pd.DataFrame({"calls_per_day": calls, "cost_per_month": monthly, "option": spec.name}))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=CURVE_COLUMNS)
 
 
 def options_table(result: dict[str, Any]) -> pd.DataFrame:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pandas as pd
 import plotly.express as px
@@ -224,5 +225,7 @@ with by_volume:
     curves = cost_curves(profile_json)
     figure = px.line(curves, x="calls_per_day", y="cost_per_month", color="option", log_x=True, log_y=True,
                      labels={"calls_per_day": "calls per day", "cost_per_month": "US$ per month"})  # fmt: skip
-    figure.add_vline(x=st.session_state["calls_per_day"], line_dash="dot", annotation_text="today")
+    figure.add_vline(x=st.session_state["calls_per_day"], line_dash="dot")  # plotly misplaces its text on log axes
+    figure.add_annotation(x=math.log10(st.session_state["calls_per_day"]), y=0.02, yref="paper", text="today",
+                          showarrow=False, xanchor="left")
     st.plotly_chart(figure, key="cost_by_volume")

@@ -180,22 +180,27 @@ with bars:
                            labels={"cost_per_month": "US$ per month", "option": ""}), key="cmp_bars")  # fmt: skip
 with volume:
     api_models = table[table["kind"] == "API"]["option"].tolist()
-    against = st.selectbox("Shade where self-hosting beats", api_models, key="cmp_break_even_model") if api_models else None
+    setup_names = [r["name"] for r in result["self_host"] if r["meets_slo"]]
+    a, b = st.columns(2)
+    against = a.selectbox("API model", api_models, key="cmp_break_even_model") if api_models else None
+    chosen_setup = b.selectbox("Self-host setup", setup_names, key="cmp_break_even_setup") if setup_names else None
     curves = cost_curves(profile_json)
-    shown = curves[curves["option"].isin([against, *[r["name"] for r in result["self_host"]]])] if against else curves
-    figure = px.line(shown, x="calls_per_day", y="cost_per_month", color="option", log_x=True, log_y=True,
-                     labels={"calls_per_day": "calls per day", "cost_per_month": "US$ per month"})  # fmt: skip
-    figure.add_vline(x=s["calls_per_day"], line_dash="dot", annotation_text="today")
-    if against:
+    if against and chosen_setup:
+        shown = curves[curves["option"].isin([against, chosen_setup])]
+        figure = px.line(shown, x="calls_per_day", y="cost_per_month", color="option", log_x=True, log_y=True,
+                         labels={"calls_per_day": "calls per day", "cost_per_month": "US$ per month", "option": ""})  # fmt: skip
+        figure.add_vline(x=s["calls_per_day"], line_dash="dot")
+        figure.add_annotation(x=np.log10(s["calls_per_day"]), y=0.02, yref="paper", text="today", showarrow=False,
+                              xanchor="left")
         high = float(curves["calls_per_day"].max())
-        for span in break_even_spans(result, against, high).itertuples():
-            figure.add_vrect(x0=span[2], x1=min(span[3], high), fillcolor="green", opacity=0.12, line_width=0,
-                             annotation_text=f"{span.self_host[:18]}… cheaper", annotation_position="top left",
-                             annotation_font_size=10)  # fmt: skip
-    figure.update_layout(legend={"orientation": "h", "y": -0.25})
-    st.plotly_chart(figure, key="cmp_curves")
-    st.caption(f"Shaded: the calls/day where a self-host setup costs no more than {against}, found exactly on the "
-               "cost steps (whole replicas, billing increments); searched to 1,000× today's volume.")  # fmt: skip
+        spans = break_even_spans(result, against, high)
+        for span in spans[spans["self_host"] == chosen_setup].itertuples():
+            figure.add_vrect(x0=span[2], x1=min(span[3], high), fillcolor="green", opacity=0.15, line_width=0)
+        figure.update_layout(legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0})
+        st.plotly_chart(figure, key="cmp_curves")
+        words = break_even_table(result).set_index(["self_host", "api_model"])["break_even"]
+        st.markdown(f"**{chosen_setup}** against **{against}**: {words[(chosen_setup, against)]} "
+                    "(shaded; exact on the cost steps, searched to 1,000× today's volume).")  # fmt: skip
     evens = break_even_table(result)
     st.dataframe(evens.pivot(index="self_host", columns="api_model", values="break_even"), key="cmp_evens",
                  width="stretch")  # fmt: skip
@@ -230,8 +235,13 @@ with claims:
                          labels={"aggregate_tokens_per_s": "aggregate output tokens/s (one replica)",
                                  "per_user_tokens_per_s": "per-user tokens/s (1000 / TPOT)"})  # fmt: skip
         figure.update_traces(texttemplate="c=%{text}", textposition="top right")
-        figure.add_hline(y=claim, line_dash="dash", line_color="red", annotation_text="claim read as per-user speed")
-        figure.add_vline(x=claim, line_dash="dot", line_color="red", annotation_text="claim read as aggregate")
+        # lines without annotation_text: on log axes plotly places a line's own annotation off the chart
+        figure.add_hline(y=claim, line_dash="dash", line_color="red")
+        figure.add_vline(x=claim, line_dash="dot", line_color="red")
+        figure.add_annotation(x=0.01, xref="paper", y=np.log10(claim), text="claim read as per-user speed",
+                              showarrow=False, xanchor="left", yanchor="top", font_color="red")
+        figure.add_annotation(x=np.log10(claim), y=0.5, yref="paper", text="claim read as aggregate", textangle=-90,
+                              showarrow=False, xanchor="right", font_color="red")  # fmt: skip
         values = [*check["aggregate_tokens_per_s"], *check["per_user_tokens_per_s"], claim]
         low, high = np.log10(max(min(values), 1e-3)) - 0.2, np.log10(max(values)) + 0.2
         figure.update_xaxes(range=[low, high])
