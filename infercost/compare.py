@@ -32,9 +32,9 @@ from infercost.estimate import (
     resolve_setup,
     workload_for,
 )
+from infercost.performance.profiles import ThroughputProfile
 from infercost.pricing import ApiPrice, find_price
 from infercost.profile import Profile
-from infercost.performance.profiles import ThroughputProfile
 
 CURVE_POINTS = 60
 CURVE_COLUMNS = ["calls_per_day", "cost_per_month", "option"]
@@ -92,7 +92,8 @@ def options_table(result: dict[str, Any]) -> pd.DataFrame:
     rows = [
         {"option": r["model"], "cost_per_month": r["cost_per_month"], "range": "",
          "cost_per_call": r["cost_per_call"], "cost_per_million_tokens": r["cost_per_million_tokens"], "kind": "API",
-         "replicas": None, "flags": row_flags(r), "gpu_offer": "", "basis": f"{r['fidelity']} tokens · price {r['price_as_of']}"}
+         "replicas": None, "flags": row_flags(r), "gpu_offer": "",
+         "basis": f"{r['fidelity']} tokens · price {r['price_as_of']}"}
         for r in result["api"]
     ] + [
         {"option": r["name"], "cost_per_month": r["cost_per_month"], "range": cost_range(r),
@@ -244,8 +245,8 @@ def claim_check(claim_tokens_per_s: float, profile: ThroughputProfile) -> pd.Dat
 
 def _per_user_tokens_per_s(point: ThroughputPoint) -> float | None:
     latency = point.latency_ms
-    tpot = next((latency[k] for k in ("mean_tpot_ms", "median_tpot_ms", "p95_tpot_ms", "mean_itl_ms") if latency.get(k)),
-                None)  # fmt: skip
+    names = ("mean_tpot_ms", "median_tpot_ms", "p95_tpot_ms", "mean_itl_ms")
+    tpot = next((latency[name] for name in names if latency.get(name)), None)
     return 1000 / tpot if tpot else None
 
 
@@ -266,7 +267,8 @@ def claim_readings(profile: Profile, resolved: ResolvedSetup, claim_tokens_per_s
     per_user = None if point is None else _per_user_tokens_per_s(point)
     if point is not None and per_user:
         scaled = dataclasses.replace(point, request_throughput=point.request_throughput * claim_tokens_per_s / per_user)
-        basis = f"claim as {claim_tokens_per_s:,.0f} tokens/s per user at concurrency {point.concurrency:g} (vs {per_user:,.0f})"
+        basis = (f"claim as {claim_tokens_per_s:,.0f} tokens/s per user at concurrency {point.concurrency:g} "
+                 f"(vs {per_user:,.0f})")
         rows.append(_reading("if the claim held, per user", setup, profile, resolved, scaled, basis))
     aggregate = ThroughputPoint(concurrency=0, request_throughput=claim_tokens_per_s / output_per_request)
     basis = f"claim as {claim_tokens_per_s:,.0f} output tokens/s per replica ÷ {output_per_request:,.0f} tokens/request"
@@ -282,7 +284,8 @@ def _reading(name: str, setup: Any, profile: Profile, resolved: ResolvedSetup, p
     sized = size_self_host(dataclasses.replace(setup, points=[point], slo={}), resolved.volumes,
                            days_per_month=profile.days_per_month)  # fmt: skip
     attempts_per_call = float(resolved.volumes.attempts_per_day) / profile.calls_per_day
-    per_replica = point.request_throughput * setup.target_utilization * 86_400 / setup.peak_to_average / attempts_per_call
+    peak_attempts = point.request_throughput * setup.target_utilization * 86_400 / setup.peak_to_average
+    per_replica = peak_attempts / attempts_per_call
     return {"reading": name, "requests_per_s": point.request_throughput, "calls_per_day_per_replica": per_replica,
             "replicas": sized.replicas, "cost_per_month": sized.cost_per_month, "basis": basis}  # fmt: skip
 
@@ -296,7 +299,8 @@ def band_prompt_samples(distribution: Mapping[str, Sequence[float]] | None, toke
     if not distribution:
         return None, "fixed prompt length (load a corpus on the Tokens page to draw real lengths)"
     if tokenizer in distribution:
-        return list(distribution[tokenizer]), f"prompt lengths of your corpus as {tokenizer} (this model's tokenizer) counts them"
+        counted = f"prompt lengths of your corpus as {tokenizer} (this model's tokenizer) counts them"
+        return list(distribution[tokenizer]), counted
     counted = ", ".join(distribution)
     return None, f"fixed prompt length: your corpus was counted with {counted}, not {tokenizer}"
 

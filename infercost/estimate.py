@@ -12,7 +12,6 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from infercost.costmodel.breakeven import break_even_regions, self_host_step_cost
 from infercost.costmodel import (
     SelfHostSetup,
     TokenVolumes,
@@ -21,7 +20,15 @@ from infercost.costmodel import (
     size_self_host,
     token_volumes,
 )
-from infercost.performance.operating_points import PointsBasis, RunLoader, effective_slo, shape_warnings, throughput_points
+from infercost.costmodel.breakeven import break_even_regions, self_host_step_cost
+from infercost.performance.operating_points import (
+    PointsBasis,
+    RunLoader,
+    effective_slo,
+    shape_warnings,
+    throughput_points,
+)
+from infercost.performance.profiles import find_profile
 from infercost.pricing import (
     ApiPrice,
     GpuPrice,
@@ -34,8 +41,6 @@ from infercost.pricing import (
 )
 from infercost.pricing.catalog import validate_entries
 from infercost.profile import Profile, SelfHost, new_entry_defaults
-from infercost.performance.profiles import find_profile
-
 
 STALE_PRICE_DAYS = 90  # a GPU price older than this is flagged on its row
 

@@ -107,7 +107,7 @@ class SelfHost(_Strict):
     @classmethod
     def _whole_increments_a_day(cls, minutes: int) -> int:
         if (60 % minutes if minutes <= 60 else 1440 % minutes or minutes % 60):
-            raise ValueError("must divide an hour (1, 5, 15, 30, 60 ...) or be whole hours dividing a day (120 ... 1440)")
+            raise ValueError("must divide an hour (1, 5, 15, 30, 60 ...) or be whole hours dividing a day (120 ...)")
         return minutes
 
     @model_validator(mode="after")

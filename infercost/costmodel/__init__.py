@@ -1,6 +1,7 @@
 """The pure cost engine: plain data in, plain data out. No I/O, no Streamlit, no HTTP, no SQL."""
 
 from infercost.costmodel.api_bill import ApiBill, TokenPrices, api_bill, bill_warnings, cost_per_day
+from infercost.costmodel.breakeven import StepCost, break_even_regions, describe_regions, self_host_step_cost
 from infercost.costmodel.montecarlo import Band, BillBand, bill_band
 from infercost.costmodel.owned import (
     CostBreakdown,
@@ -16,7 +17,6 @@ from infercost.costmodel.selfhost import (
     operating_point,
     size_self_host,
 )
-from infercost.costmodel.breakeven import StepCost, break_even_regions, describe_regions, self_host_step_cost
 from infercost.costmodel.sensitivity import TornadoBar, default_spans, tornado
 from infercost.costmodel.whatif import whatif_costs, workload_grid
 from infercost.costmodel.workload import TokenVolumes, Workload, attempts_per_call, token_volumes

@@ -3,10 +3,10 @@
 The deterministic bill (``api_bill``) is the expectation. Real days differ: the number of calls changes from day to
 day (negative binomial around the forecast, ``calls_cv``), prompts and answers vary in length (drawn from real
 per-record token counts of *this model's* tokenizer, e.g. the corpus statistics), calls fail and are retried at
-random, and a request over a model's long-context threshold pays long-context rates for the whole request. Each simulated call is
-priced by ``api_bill`` itself, on a Workload whose fields are arrays with one element per call (the engine is
-vectorized): ``calls_per_day`` holds the call's attempts, retries and truncations are already drawn, so they are
-zero there. The price rules therefore exist once.
+random, and a request over a model's long-context threshold pays long-context rates for the whole request. Each
+simulated call is priced by ``api_bill`` itself, on a Workload whose fields are arrays with one element per call
+(the engine is vectorized): ``calls_per_day`` holds the call's attempts, retries and truncations are already drawn,
+so they are zero there. The price rules therefore exist once.
 """
 
 from __future__ import annotations

@@ -19,9 +19,9 @@ from infercost.compare import (
 from infercost.costmodel.montecarlo import bill_band, self_host_band
 from infercost.errors import InputError
 from infercost.estimate import estimate, price_list, prompt_tokens_for, resolve_setup, run_loader, workload_for
+from infercost.performance.profiles import ThroughputProfile, bundled_profiles, stored_profiles
 from infercost.pricing import bundled_api_prices, bundled_gpu_prices, find_price
 from infercost.profile import SelfHost, parse_profile
-from infercost.performance.profiles import ThroughputProfile, bundled_profiles, stored_profiles
 
 
 @st.cache_data(show_spinner=False)
@@ -89,9 +89,9 @@ def self_host_band_json(profile_json: str, name: str, expected_error_json: str) 
     profile = parse_profile(json.loads(profile_json))
     index = [spec.name for spec in profile.self_host].index(name)
     resolved = resolve_setup(profile, profile.self_host[index], index, run_loader())
-    band = self_host_band(resolved.setup, float(resolved.volumes.attempts_per_day), days_per_month=profile.days_per_month,
-                          calls_cv=profile.calls_per_day_cv, expected_error=json.loads(expected_error_json) or None,
-                          simulations=500, seed=0)  # fmt: skip
+    band = self_host_band(resolved.setup, float(resolved.volumes.attempts_per_day),
+                          days_per_month=profile.days_per_month, calls_cv=profile.calls_per_day_cv,
+                          expected_error=json.loads(expected_error_json) or None, simulations=500, seed=0)  # fmt: skip
     return _band_json(band)
 
 

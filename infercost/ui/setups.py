@@ -7,8 +7,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from infercost.costmodel.owned import OwnedHardware, owned_cost_per_gpu_hour
-from infercost.pricing import GpuPrice, age_days, bundled_gpu_prices
 from infercost.performance.profiles import ThroughputProfile
+from infercost.pricing import GpuPrice, age_days, bundled_gpu_prices
 
 DEFAULT_SLO = {"p95_ttft_ms": 2000.0, "p95_tpot_ms": 100.0}
 

@@ -39,8 +39,9 @@ def test_a_dear_setup_is_never_cheaper_and_a_cheap_one_always():
 
 def test_unserved_volumes_are_never_a_win():
     # autoscaled with at most 2 replicas of 86,400 calls/day on a flat day: past 172,800 demand goes unserved
-    capped = SelfHostSetup(name="capped", gpu_price_per_hour=1.0, points=[ThroughputPoint(1, 1.0)], mode="autoscaled",
-                           load_shape=[1.0] * 24, max_replicas=2, target_utilization=1.0, cold_start_minutes=0)  # fmt: skip
+    capped = SelfHostSetup(name="capped", gpu_price_per_hour=1.0, points=[ThroughputPoint(1, 1.0)],
+                           mode="autoscaled", load_shape=[1.0] * 24, max_replicas=2, target_utilization=1.0,
+                           cold_start_minutes=0)  # fmt: skip
     regions = break_even_regions(1.0, self_host_step_cost(capped, 1.0, 30, 1e6))
     assert regions[-1][1] == pytest.approx(172_800)
 

@@ -5,8 +5,8 @@ import dataclasses
 import numpy as np
 import pytest
 
-from infercost.costmodel.api_bill import TokenPrices, api_bill
 from infercost.costmodel import SelfHostSetup, ThroughputPoint
+from infercost.costmodel.api_bill import TokenPrices, api_bill
 from infercost.costmodel.montecarlo import DIRECT_CALLS_PER_DAY, bill_band, draw_calls_per_day, self_host_band
 from infercost.costmodel.workload import Workload
 from infercost.errors import InputError
@@ -126,7 +126,8 @@ def test_self_host_band_moves_with_throughput_error_and_volume():
     # a throughput 20% lower than predicted (error +0.25 -> 5 / 1.25 = 4) needs ceil(20 / 3.2) = 7.
     setup = SelfHostSetup(name="x", gpu_price_per_hour=2.0, points=[ThroughputPoint(1, 5.0)])
     exact = self_host_band(setup, 864_000, days_per_month=30, calls_cv=0.15)
-    assert exact.monthly.p10 == exact.monthly.p99 == pytest.approx(5 * 24 * 2 * 30)  # a fixed fleet: volume cannot move it
+    # a fixed fleet: volume cannot move it
+    assert exact.monthly.p10 == exact.monthly.p99 == pytest.approx(5 * 24 * 2 * 30)
     error = {"output_throughput": {"p10": 0.25, "p50": 0.25, "p90": 0.25}}
     slow = self_host_band(setup, 864_000, days_per_month=30, expected_error=error, simulations=100)
     assert slow.monthly.p50 == pytest.approx(7 * 24 * 2 * 30)

@@ -75,17 +75,18 @@ with st.expander(
     gpu = a.selectbox("GPU", gpus, index=gpus.index("H100 SXM") if "H100 SXM" in gpus else 0, key="bill_gpu")
     choices = {offer_choice(o): o for o in offers_for(gpu, offers)}
     picked = b.selectbox("GPU offer", [*choices, CUSTOM_PRICE], key=f"gpu_offer_{gpu}",
-                         help="Every catalog offer for this GPU, cheapest first; ⚠ marks prices older than 90 days")  # fmt: skip
+                         help="Every catalog offer for this GPU; ⚠ marks prices older than 90 days")
     offer = choices.get(picked)
     price = c.number_input("Price per GPU-hour (US$)", min_value=0.01, max_value=1000.0,
-                           value=float(offer.price_per_hour if offer else 2.5), key=f"gpu_price_{gpu}_{picked}")  # fmt: skip
+                           value=float(offer.price_per_hour if offer else 2.5),
+                           key=f"gpu_price_{gpu}_{picked}")  # fmt: skip
     if offer is not None:
         st.caption(f"Offer: [{offer.provider} {offer.kind}]({offer.source}) · as of {offer.as_of}")
     measured_here = throughput_for_gpu(gpu, profiles)
     sources = {f"{p.name} ({p.basis})": p for p in measured_here}
     a, b, c = st.columns(3)
     source = a.selectbox("Throughput on this GPU", [*sources, ROOFLINE, OWN_POINTS], key=f"bill_throughput_{gpu}",
-                         help="A profile measured or published on this GPU; else a roofline estimate for a model")  # fmt: skip
+                         help="A profile measured or published on this GPU; else a roofline estimate")
     gpus_per_replica = 1
     if source in sources:
         chosen = sources[source]
@@ -102,7 +103,8 @@ with st.expander(
         gpus_per_replica = int(b.number_input("GPUs per replica", 1, 1024, 1, key="gpus_per_replica"))
         example = next((p for p in profiles if "p95_tpot_ms" in p.points[0] and "H100" in p.hardware), profiles[0])
         st.caption(f"Operating points of one replica: requests/s, output tokens/s and latencies at each concurrency. "
-                   f"Prefilled with *{example.name}* ({example.basis}, not measured here); replace them with yours.")  # fmt: skip
+                   f"Prefilled with *{example.name}* ({example.basis}, not measured here); "
+                   "replace them with yours.")  # fmt: skip
         columns = ["concurrency", "request_throughput", "output_throughput", "mean_ttft_ms", "mean_tpot_ms",
                    "p95_ttft_ms", "p95_tpot_ms"]  # fmt: skip
         points = st.data_editor(pd.DataFrame(example.points).reindex(columns=columns), num_rows="dynamic",
@@ -201,8 +203,9 @@ if not self_host.empty:
     hourly = pd.DataFrame([{"hour": hour, "replicas": count, "setup": row["name"]} for row in result["self_host"]
                            for hour, count in enumerate(row["replicas_per_hour"])])  # fmt: skip
     if any(row["mode"] != "always_on" for row in result["self_host"]):
-        st.plotly_chart(px.bar(hourly, x="hour", y="replicas", color="setup", barmode="group",
-                               labels={"hour": "hour of day", "replicas": "replicas running"}), key="replicas_by_hour")  # fmt: skip
+        figure = px.bar(hourly, x="hour", y="replicas", color="setup", barmode="group",
+                        labels={"hour": "hour of day", "replicas": "replicas running"})  # fmt: skip
+        st.plotly_chart(figure, key="replicas_by_hour")
 notes = [
     f"{row.get('model') or row.get('name')}: {w}"
     for row in result["api"] + result["self_host"]

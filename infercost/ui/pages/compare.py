@@ -10,7 +10,6 @@ import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
-from infercost.performance.architectures import ARCHITECTURES
 from infercost.compare import (
     band_prompt_samples,
     band_verdict,
@@ -19,9 +18,10 @@ from infercost.compare import (
     claim_check,
     options_table,
 )
-from infercost.costmodel.scaling import SCALING_MODES
 from infercost.costmodel.owned import OwnedHardware
+from infercost.costmodel.scaling import SCALING_MODES
 from infercost.errors import InputError
+from infercost.performance.architectures import ARCHITECTURES
 from infercost.pricing import bundled_gpu_specs
 from infercost.profile import unique_name
 from infercost.ui.cached import (
@@ -187,8 +187,9 @@ with volume:
     curves = cost_curves(profile_json)
     if against and chosen_setup:
         shown = curves[curves["option"].isin([against, chosen_setup])]
+        labels = {"calls_per_day": "calls per day", "cost_per_month": "US$ per month", "option": ""}
         figure = px.line(shown, x="calls_per_day", y="cost_per_month", color="option", log_x=True, log_y=True,
-                         labels={"calls_per_day": "calls per day", "cost_per_month": "US$ per month", "option": ""})  # fmt: skip
+                         labels=labels)
         figure.add_vline(x=s["calls_per_day"], line_dash="dot")
         figure.add_annotation(x=np.log10(s["calls_per_day"]), y=0.02, yref="paper", text="today", showarrow=False,
                               xanchor="left")
@@ -251,23 +252,25 @@ with claims:
         if check.empty:
             st.info(f"*{chosen_profile.name}* reports no per-user speed (TPOT) to place the claim against.")
         else:
-            top_user, top_total = check.loc[check["per_user_tokens_per_s"].idxmax()], check.loc[check["aggregate_tokens_per_s"].idxmax()]
+            top_user = check.loc[check["per_user_tokens_per_s"].idxmax()]
+            top_total = check.loc[check["aggregate_tokens_per_s"].idxmax()]
             st.markdown(
                 f"{claim:,.0f} tokens/s is **{claim / top_user['per_user_tokens_per_s']:,.1f}×** the best {word} "
                 f"per-user speed ({top_user['per_user_tokens_per_s']:,.0f} tokens/s, at concurrency "
                 f"{top_user['concurrency']:g}) and **{claim / top_total['aggregate_tokens_per_s']:,.1f}×** the best "
                 f"{word} aggregate throughput ({top_total['aggregate_tokens_per_s']:,.0f} tokens/s, at concurrency "
-                f"{top_total['concurrency']:g}) of *{chosen_profile.name}* ({word}: {chosen_profile.source or 'no source'})."
+                f"{top_total['concurrency']:g}) of *{chosen_profile.name}* "
+                f"({word}: {chosen_profile.source or 'no source'})."
             )  # fmt: skip
         claim_offer = cheapest_offer(chosen_profile.hardware)
         spec = setup_spec("claim", {"run": chosen}, claim_offer.price_per_hour if claim_offer else 2.5, common,
                           gpu=chosen_profile.hardware, offer=claim_offer)  # fmt: skip
         readings = claim_readings_frame(profile_json, json.dumps(spec), claim)
-        st.markdown(f"What this workload needs on *{chosen_profile.name}*, rented at "
-                    f"{offer_choice(claim_offer) if claim_offer else 'US$2.50/GPU-hour (no catalog offer)'}:")  # fmt: skip
+        rented = offer_choice(claim_offer) if claim_offer else "US$2.50/GPU-hour (no catalog offer)"
+        st.markdown(f"What this workload needs on *{chosen_profile.name}*, rented at {rented}:")
         st.dataframe(readings, hide_index=True, key="cmp_claim_readings", width="stretch", column_config={
             "requests_per_s": st.column_config.NumberColumn("requests/s per replica", format="%.2f"),
-            "calls_per_day_per_replica": st.column_config.NumberColumn("calls/day one replica carries", format="localized"),
+            "calls_per_day_per_replica": st.column_config.NumberColumn("calls/day per replica", format="localized"),
             "cost_per_month": st.column_config.NumberColumn("US$/month", format="dollar"),
         })  # fmt: skip
         costs = readings["cost_per_month"].dropna()
@@ -304,8 +307,10 @@ with band:
         figure = px.histogram(pd.DataFrame({"US$ per month": simulated["monthly_bills"]}), x="US$ per month", nbins=60)
         for label in ("p10", "p50", "p90", "p99"):
             figure.add_vline(x=monthly[label], line_dash="dash", annotation_text=label.upper())
-        figure.add_vline(x=row["cost_per_month"], line_color="red", annotation_text="bill", annotation_position="bottom right")
+        figure.add_vline(x=row["cost_per_month"], line_color="red", annotation_text="bill",
+                         annotation_position="bottom right")
         st.plotly_chart(figure, key="cmp_band_chart")
         st.markdown(band_verdict(row["cost_per_month"], monthly))
         sources = ", ".join(simulated["sources"]) or "nothing varies: the band is the bill"
-        st.caption(f"Varied: {sources}. Lengths: {drawn}. Each simulated month is {s['days_per_month']} independent days.")
+        st.caption(f"Varied: {sources}. Lengths: {drawn}. "
+                   f"Each simulated month is {s['days_per_month']} independent days.")
