@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from infercost.costmodel.scaling import gpu_hours_at, step_volumes
+from infercost.costmodel.scaling import MAX_STEPS, gpu_hours_at, step_volumes
 from infercost.costmodel.selfhost import SelfHostSetup, operating_point
 
 Interval = tuple[float, float | None]  # calls/day, [from, to]; to None: self-hosting stays cheaper beyond the search
@@ -47,13 +47,16 @@ def self_host_step_cost(setup: SelfHostSetup, attempts_per_call: float, days_per
     steps = step_volumes(setup, q, 2 * high_calls * attempts_per_call) / attempts_per_call
     beyond = steps[steps >= high_calls]
     end = float(beyond[0]) if beyond.size else high_calls  # end on a whole step, so the last piece is complete
+    truncated = steps.size >= MAX_STEPS // 2  # the list may have ended early: search only as far as it is complete
+    if truncated:
+        end = min(end, float(steps[-1]))
     edges = np.unique(np.concatenate([[0.0], steps[steps < end], [end]]))
     middles = (edges[:-1] + edges[1:]) / 2
     hours, unserved = gpu_hours_at(setup, q, middles * attempts_per_call)
     served = unserved <= 0
     last = len(served) if served.all() else int(np.argmin(served))  # pieces past the first unserved one are dropped
     costs = hours[:last] * setup.gpu_price_per_hour * days_per_month
-    return StepCost(edges[: last + 1], costs, open_end=bool(served.all()))
+    return StepCost(edges[: last + 1], costs, open_end=bool(served.all()) and not truncated)
 
 
 def break_even_regions(api_cost_per_call_month: float, step: StepCost) -> list[Interval]:

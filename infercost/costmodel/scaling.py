@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
 HOURS = 24
 DEFAULT_PEAK_HOUR = 14  # the diurnal curve peaks mid-afternoon; only the shape, not the clock, moves the cost
+MAX_STEPS = 500_000  # cost steps listed at most, per mode and hour: bounds memory where a replica carries little
 EPS = 1e-9  # a demand of exactly k replicas' capacity needs k replicas, not k + 1, despite rounding
 
 
@@ -97,7 +98,7 @@ def _always_on_hours(attempts: NDArray, setup: SelfHostSetup, q: float) -> tuple
 
 def _always_on_breakpoints(setup: SelfHostSetup, q: float, high: float) -> NDArray:
     step = q * setup.target_utilization * 86_400 / peak_factor(setup)  # attempts/day per replica
-    return step * np.arange(1, math.floor(high / step) + 1)
+    return step * np.arange(1, min(math.floor(high / step), MAX_STEPS) + 1)
 
 
 def _always_on_day(attempts: float, setup: SelfHostSetup, q: float) -> Scaling:
@@ -144,7 +145,7 @@ def _autoscaled_breakpoints(setup: SelfHostSetup, q: float, high: float) -> NDAr
     for weight in hourly_weights(setup):
         if weight > 0:
             step = HOURS * capacity_per_hour / weight
-            edges.append(step * np.arange(1, min(math.floor(high / step), top) + 1))
+            edges.append(step * np.arange(1, min(math.floor(high / step), top, MAX_STEPS // HOURS) + 1))
     return np.unique(np.concatenate(edges)) if edges else np.array([])
 
 
@@ -192,9 +193,9 @@ def _batch_breakpoints(setup: SelfHostSetup, q: float, high: float) -> NDArray:
     """Replica steps at ``r q W`` (W: working minutes x 60) and billing steps, for r replicas, where the busy minutes
     ``A / (r q 60) + cold start`` reach a whole number m of increments: ``A = r q 60 (m inc - cold start)``."""
     per_replica = q * 60 * _working_minutes(setup)
-    replica_steps = per_replica * np.arange(1, math.floor(high / per_replica) + 1)
     increment, cold = setup.billing_increment_minutes, setup.cold_start_minutes
     m = np.arange(1, math.ceil((_working_minutes(setup) + cold) / increment) + 1)
+    replica_steps = per_replica * np.arange(1, min(math.floor(high / per_replica), MAX_STEPS // m.size) + 1)
     billing = [(r * q * 60 * (m * increment - cold)) for r in range(1, len(replica_steps) + 2)]
     edges = np.concatenate([replica_steps, *billing])
     return np.unique(edges[(edges > 0) & (edges <= high)])
@@ -238,7 +239,8 @@ def gpu_hours_at(setup: SelfHostSetup, q: float, attempts_per_day: ArrayLike) ->
 
 
 def step_volumes(setup: SelfHostSetup, q: float, high_attempts: float) -> NDArray:
-    """Attempts/day in (0, high] where the setup's daily cost may step; constant strictly between them."""
+    """Attempts/day in (0, high] where the setup's daily cost may step; constant strictly between them. Where there
+    are more than ``MAX_STEPS``, the list ends early and the cost is known only up to its last entry."""
     return SCALING_MODES[setup.mode].breakpoints(setup, q, high_attempts)
 
 

@@ -79,3 +79,13 @@ def test_regions_match_a_brute_force_scan_against_every_catalog_model(throughput
                 assert self_host(start * (1 - 1e-7)) > api(start * (1 - 1e-7))
             if end is not None:
                 assert self_host(end * (1 + 1e-7)) > api(end * (1 + 1e-7)) or contains(regions, end * (1 + 1e-7))
+
+
+def test_a_replica_that_carries_little_at_a_huge_volume_stays_bounded():
+    # 1e-4 requests/s a replica: 8.64 calls/day each, so 1e12 calls/day would list 1e11 steps; the list is capped
+    # and the search ends where it is complete, instead of exhausting memory.
+    slow = SelfHostSetup(name="slow", gpu_price_per_hour=1.0, points=[ThroughputPoint(1, 1e-4)], peak_to_average=1.0,
+                         target_utilization=1.0)  # fmt: skip
+    step = self_host_step_cost(slow, 1.0, 30, 1e12)
+    assert step.edges.size <= 1_000_002 and step.edges[-1] < 1e12
+    assert break_even_regions(1e-9, step) == []
