@@ -82,3 +82,24 @@ def test_changing_the_slo_can_make_a_setup_infeasible():
     at.number_input(key="cmp_ttft").set_value(1.0).run()
     assert not at.exception
     assert at.warning and "No measured point meets the SLO" in at.warning[0].value
+
+
+def test_picking_another_offer_for_a_gpu_reprices_its_setups():
+    at = opened()
+    box = at.selectbox(key="cmp_offer_pick_A100 80GB")
+    dearer = next(option for option in box.options if "Replicate" in option)
+    box.set_value(dearer).run()
+    assert not at.exception
+    row = options(at).set_index("option").filter(like="A100", axis=0).iloc[0]
+    assert row["gpu_offer"].startswith("Replicate on-demand $5.04/h")
+
+
+def test_autoscaled_setups_with_a_replica_cap_report_what_goes_unserved():
+    at = opened()
+    at.selectbox(key="cmp_mode").set_value("autoscaled").run()
+    at.number_input(key="cmp_max_replicas").set_value(1).run()
+    at.number_input(key="cmp_peak").set_value(20.0).run()
+    assert not at.exception
+    table = options(at)
+    assert (table["kind"] == "self-host · autoscaled").any()
+    assert table["flags"].str.contains("unserved demand").any()

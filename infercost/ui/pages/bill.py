@@ -122,8 +122,9 @@ with st.expander(
     mode = d.selectbox("Scaling", list(SCALING_MODES), key="self_host_mode")
     scaling = {}
     if mode != "always_on":
-        e, f, g, h = st.columns(4)
+        e, f, g, h, k = st.columns(5)
         scaling = {
+            "max_replicas": int(k.number_input("Max replicas (0: none)", 0, 100_000, 0, key="max_replicas")) or None,
             "cold_start_minutes": e.number_input("Cold start (min)", 0.0, 1440.0, 10.0, key="cold_start_minutes"),
             "billing_increment_minutes": f.selectbox("Billing increment (min)", INCREMENTS, index=INCREMENTS.index(60),
                                                      key="billing_increment_minutes"),

@@ -132,7 +132,21 @@ with st.expander("Add a self-host setup (rented or owned)"):
 
 names = [setup["name"] for setup in s["compare_setups"]]
 kept = st.multiselect("Self-host setups", names, default=names, key=f"cmp_kept_{len(names)}")
-setups = [{**setup, **common} for setup in s["compare_setups"] if setup["name"] in kept]
+rented_gpus = sorted({setup["gpu"] for setup in s["compare_setups"] if setup.get("gpu_offer")})
+picked_offers = {}
+with st.expander("GPU offers used by the rented setups (each offer's price, source and age)"):
+    for column, gpu in zip(st.columns(max(len(rented_gpus), 1)), rented_gpus, strict=False):
+        choices = {offer_choice(o): o for o in offers_for(gpu)}
+        picked_offers[gpu] = choices[column.selectbox(gpu, list(choices), key=f"cmp_offer_pick_{gpu}")]
+
+
+def with_offer(setup: dict) -> dict:
+    """A rented setup at the offer picked for its GPU; owned and custom-priced setups keep their own price."""
+    offer = picked_offers.get(setup.get("gpu", "")) if setup.get("gpu_offer") else None
+    return setup if offer is None else {**setup, "gpu_offer": offer.id, "gpu_price_per_hour": offer.price_per_hour}
+
+
+setups = [{**with_offer(setup), **common} for setup in s["compare_setups"] if setup["name"] in kept]
 setups += [{**setup, "name": f"{setup['name']} · {other}", "mode": other} for other in also for setup in setups]
 
 document = profile_document(s) | {"self_host": setups, "calls_per_day_cv": s["calls_per_day_cv"]}
