@@ -1,6 +1,6 @@
 """How long the Monte Carlo bill band takes, against one deterministic bill in the same run.
 
-    python -m bench.montecarlo [--calls 100000] [--simulations 2000] [--repeats 5]
+    python -m bench.montecarlo [--calls 100000] [--simulations 2000] [--repeats 5] [--calls-cv 0.15]
 
 Prints the median time of ``bill_band`` for the given calls/day (the central-limit path above
 DIRECT_CALLS_PER_DAY) and for just under DIRECT_CALLS_PER_DAY (every call drawn), each as a ratio against the
@@ -32,6 +32,7 @@ def main() -> None:
     parser.add_argument("--calls", type=float, default=100_000)
     parser.add_argument("--simulations", type=int, default=2_000)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--calls-cv", type=float, default=0.15, help="day-to-day spread of calls per day")
     args = parser.parse_args()
     workload = Workload(calls_per_day=args.calls, prompt_tokens=float(PROMPTS.mean()),
                         output_tokens=float(OUTPUTS.mean()), retry_rate=0.05, truncation_rate=0.01)  # fmt: skip
@@ -41,14 +42,16 @@ def main() -> None:
         case = dataclasses.replace(workload, calls_per_day=calls)
 
         def band(case=case):
-            return bill_band(case, PRICES, prompt_samples=PROMPTS, output_samples=OUTPUTS,
+            return bill_band(case, PRICES, prompt_samples=PROMPTS, output_samples=OUTPUTS, calls_cv=args.calls_cv,
                              simulations=args.simulations)  # fmt: skip
 
         result = band()
         seconds = median_seconds(band, args.repeats)
         print(f"{calls:,.0f} calls/day x {args.simulations:,} simulations ({result.method}, "
               f"{result.calls_simulated:,} calls drawn): {seconds * 1e3:.1f} ms (median of {args.repeats}), "
-              f"{seconds / baseline_s:,.0f}x one api_bill")  # fmt: skip
+              f"{seconds / baseline_s:,.0f}x one api_bill; monthly P10-P90 ${result.monthly.p10:,.0f}-"
+              f"{result.monthly.p90:,.0f} around a bill of ${float(api_bill(case, PRICES).cost_per_month):,.0f} "
+              f"({', '.join(result.sources)})")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import fields
 from typing import Any
@@ -20,7 +21,8 @@ from infercost.costmodel import (
     token_volumes,
     whatif_costs,
 )
-from infercost.costmodel.sensitivity import TornadoBar, break_even_calls, default_spans, tornado
+from infercost.costmodel.breakeven import describe_regions, self_host_step_cost
+from infercost.costmodel.sensitivity import TornadoBar, default_spans, tornado
 from infercost.errors import InputError
 from infercost.estimate import (
     ResolvedSetup,
@@ -30,9 +32,9 @@ from infercost.estimate import (
     resolve_setup,
     workload_for,
 )
+from infercost.performance.profiles import ThroughputProfile
 from infercost.pricing import ApiPrice, find_price
 from infercost.profile import Profile
-from infercost.performance.profiles import ThroughputProfile
 
 CURVE_POINTS = 60
 CURVE_COLUMNS = ["calls_per_day", "cost_per_month", "option"]
@@ -65,31 +67,39 @@ def api_cost_curves(profile: Profile, catalog: Sequence[ApiPrice], *, points: in
 def self_host_cost_curves(
     profile: Profile, *, points: int = CURVE_POINTS, load_run: RunLoader | None = None
 ) -> pd.DataFrame:
-    """Cost per month against calls/day for each self-host setup: replicas step up with volume."""
+    """Cost per month against calls/day for each self-host setup, drawn exactly: both ends of every cost step (a
+    replica or a billing increment added), so a narrow cheaper window shows as it is, not as a grid saw it."""
     axis = calls_axis(profile.calls_per_day, points=points)
     frames = []
     for index, spec in enumerate(profile.self_host):
-        cost = self_host_cost_at(profile, resolve_setup(profile, spec, index, load_run))
-        monthly = [cost(float(calls)) for calls in axis]
-        frames.append(pd.DataFrame({"calls_per_day": axis, "cost_per_month": monthly, "option": spec.name}))
-    curves = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=CURVE_COLUMNS)
-    return curves[np.isfinite(curves["cost_per_month"].astype(float))]
+        resolved = resolve_setup(profile, spec, index, load_run)
+        attempts_per_call = float(resolved.volumes.attempts_per_day) / profile.calls_per_day
+        step = self_host_step_cost(resolved.setup, attempts_per_call, profile.days_per_month, float(axis[-1]))
+        if step is None:
+            continue
+        lows, highs = np.maximum(step.edges[:-1], axis[0]), np.minimum(step.edges[1:], axis[-1])
+        kept = lows < highs
+        calls = np.column_stack([lows[kept], highs[kept]]).ravel()
+        monthly = np.repeat(step.costs[kept], 2)
+        frames.append(pd.DataFrame({"calls_per_day": calls, "cost_per_month": monthly, "option": spec.name}))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=CURVE_COLUMNS)
 
 
 def options_table(result: dict[str, Any]) -> pd.DataFrame:
-    """API models and self-host setups as one table: the same money columns, and each row's basis."""
+    """API models and self-host setups as one table: money first, then what decides whether to trust it (flags on
+    the row itself: a fit error, a missing batch tier, a context overflow, a stale price), the GPU offer and basis."""
     calls = float(result["profile"]["calls_per_day"])
     rows = [
-        {"option": r["model"], "kind": "API", "basis": f"{r['fidelity']} tokens · price {r['price_as_of']}",
-         "cost_per_month": r["cost_per_month"], "cost_per_call": r["cost_per_call"],
-         "cost_per_million_tokens": r["cost_per_million_tokens"], "gpu_hours_per_day": None, "replicas": None}
+        {"option": r["model"], "cost_per_month": r["cost_per_month"], "range": "",
+         "cost_per_call": r["cost_per_call"], "cost_per_million_tokens": r["cost_per_million_tokens"], "kind": "API",
+         "replicas": None, "flags": row_flags(r), "gpu_offer": "",
+         "basis": f"{r['fidelity']} tokens · price {r['price_as_of']}"}
         for r in result["api"]
     ] + [
-        {"option": r["name"], "kind": f"self-host · {r['mode']}", "basis": _self_host_basis(r),
-         "cost_per_month": r["cost_per_month"],
+        {"option": r["name"], "cost_per_month": r["cost_per_month"], "range": cost_range(r),
          "cost_per_call": None if r["cost_per_day"] is None else r["cost_per_day"] / calls,
-         "cost_per_million_tokens": r["cost_per_million_tokens"], "gpu_hours_per_day": r["gpu_hours_per_day"],
-         "replicas": r["replicas"]}
+         "cost_per_million_tokens": r["cost_per_million_tokens"], "kind": f"self-host · {r['mode']}",
+         "replicas": r["replicas"], "flags": row_flags(r), "gpu_offer": offer_label(r), "basis": _self_host_basis(r)}
         for r in result["self_host"]
     ]  # fmt: skip
     return pd.DataFrame(rows).sort_values("cost_per_month", na_position="last", ignore_index=True)
@@ -97,6 +107,41 @@ def options_table(result: dict[str, Any]) -> pd.DataFrame:
 
 def _self_host_basis(row: dict[str, Any]) -> str:
     return row["basis"] + (f" · {row['run_id']}" if row["run_id"] else "")
+
+
+def cost_range(row: dict[str, Any]) -> str:
+    """"$1,520–1,850" where the row carries ``cost_per_month_range`` ([p10, p90]), else empty."""
+    span = row.get("cost_per_month_range")
+    return f"${span[0]:,.0f}–{span[1]:,.0f}" if span else ""
+
+
+def offer_label(row: dict[str, Any]) -> str:
+    """"CoreWeave on-demand $2.70/h · 303 d old" for the GPU offer behind a self-host price, or "custom price"."""
+    offer = row.get("gpu_offer")
+    if not offer:
+        return f"custom price ${row['gpu_price_per_hour']:.2f}/h"
+    stale = " ⚠" if offer["stale"] else ""
+    return f"{offer['provider']} {offer['kind']} ${offer['price_per_hour']:.2f}/h · {offer['age_days']} d old{stale}"
+
+
+FIT_ERROR = re.compile(r"median error of requests/s: (\d+%)")
+FLAG_WORDS = (("no batch tier", "no batch tier"), ("context window", "context overflow"),
+              ("long context", "long-context rates"), ("unserved", "unserved demand"),
+              ("throughput may differ", "shape differs"), ("not reported", "SLO stand-in"),
+              ("proxy", "proxy tokens"))  # fmt: skip
+
+
+def row_flags(row: dict[str, Any]) -> str:
+    """Short badges for what decides whether a row's figure holds, so nothing that matters hides in a note."""
+    text = " ".join([*row.get("warnings", []), row.get("basis_note") or ""])
+    flags = [badge for word, badge in FLAG_WORDS if word in text]
+    if (fit := FIT_ERROR.search(text)) is not None:
+        flags.insert(0, f"fit error {fit.group(1)}")
+    if row.get("meets_slo") is False:
+        flags.insert(0, "no point meets the SLO")
+    if (row.get("gpu_offer") or {}).get("stale"):
+        flags.append(f"price {row['gpu_offer']['age_days']} d old")
+    return " · ".join(f"⚠ {flag}" for flag in flags)
 
 
 def api_cost_at(profile: Profile, price: ApiPrice) -> Callable[[float], float]:
@@ -118,17 +163,26 @@ def self_host_cost_at(profile: Profile, resolved: ResolvedSetup) -> Callable[[fl
     return cost
 
 
-def break_even_table(profile: Profile, catalog: Sequence[ApiPrice], load_run: RunLoader | None) -> pd.DataFrame:
-    """For each self-host setup and API model: the calls/day from which self-hosting costs no more."""
-    prices, wanted = price_list(profile, catalog)
-    low, high = 1.0, profile.calls_per_day * 1000
-    rows = []
-    for index, spec in enumerate(profile.self_host):
-        self_host = self_host_cost_at(profile, resolve_setup(profile, spec, index, load_run))
-        for model_id in wanted:
-            calls = break_even_calls(api_cost_at(profile, find_price(prices, model_id)), self_host, low, high)
-            rows.append({"self_host": spec.name, "api_model": model_id, "break_even_calls_per_day": calls})
-    return pd.DataFrame(rows, columns=["self_host", "api_model", "break_even_calls_per_day"])
+def break_even_table(result: dict[str, Any]) -> pd.DataFrame:
+    """For each self-host setup and API model of an estimate: the calls/day regions where self-hosting costs no more,
+    as intervals and as words ("cheaper from 57.5k to 62k and above 300k calls/day")."""
+    rows = [
+        {"self_host": row["name"], "api_model": model, "regions": regions, "break_even": describe_regions(regions)}
+        for row in result["self_host"]
+        for model, regions in row.get("break_even", {}).items()
+    ]
+    return pd.DataFrame(rows, columns=["self_host", "api_model", "regions", "break_even"])
+
+
+def break_even_spans(result: dict[str, Any], api_model: str, high: float) -> pd.DataFrame:
+    """Shaded spans for a chart: one row per region where a setup beats ``api_model``, open ends cut at ``high``."""
+    table = break_even_table(result)
+    rows = [
+        {"self_host": row.self_host, "from": max(start, 1.0), "to": high if end is None else end}
+        for row in table[table["api_model"] == api_model].itertuples()
+        for start, end in row.regions
+    ]
+    return pd.DataFrame(rows, columns=["self_host", "from", "to"])
 
 
 WORKLOAD_INPUTS = ("calls_per_day", "prompt_tokens", "output_tokens", "retry_rate", "cached_prompt_fraction")
@@ -189,11 +243,72 @@ def claim_check(claim_tokens_per_s: float, profile: ThroughputProfile) -> pd.Dat
     return frame
 
 
-def claimed_cost_per_month(profile: Profile, resolved: ResolvedSetup, claim_tokens_per_s: float) -> float:
-    """What the workload would cost if one replica really sustained the claimed aggregate output tokens/s."""
+def _per_user_tokens_per_s(point: ThroughputPoint) -> float | None:
+    latency = point.latency_ms
+    names = ("mean_tpot_ms", "median_tpot_ms", "p95_tpot_ms", "mean_itl_ms")
+    tpot = next((latency[name] for name in names if latency.get(name)), None)
+    return 1000 / tpot if tpot else None
+
+
+def claim_readings(profile: Profile, resolved: ResolvedSetup, claim_tokens_per_s: float) -> pd.DataFrame:
+    """Replicas and monthly cost of this workload as the points say, and if the claim held, read both ways.
+
+    As a per-user speed: every request at the operating point's concurrency decodes at the claimed tokens/s, so
+    requests/s scale by claim / the point's own per-user speed. As aggregate throughput: one replica emits the
+    claimed output tokens/s, so requests/s = claim / output tokens per request. Each row says its basis.
+    """
     output_per_request = profile.output_tokens + profile.reasoning_tokens
     if output_per_request <= 0:
         raise InputError("output_tokens", "a throughput claim needs output tokens per call > 0")
-    claimed = ThroughputPoint(concurrency=0, request_throughput=claim_tokens_per_s / output_per_request)
-    setup = dataclasses.replace(resolved.setup, points=[claimed], slo={})
-    return size_self_host(setup, resolved.volumes, days_per_month=profile.days_per_month).cost_per_month
+    setup = resolved.setup
+    point = operating_point(setup.points, setup.slo)
+    measured_word = resolved.basis.basis
+    rows = [_reading(f"as {measured_word}", setup, profile, resolved, point, f"{measured_word} operating point")]
+    per_user = None if point is None else _per_user_tokens_per_s(point)
+    if point is not None and per_user:
+        scaled = dataclasses.replace(point, request_throughput=point.request_throughput * claim_tokens_per_s / per_user)
+        basis = (f"claim as {claim_tokens_per_s:,.0f} tokens/s per user at concurrency {point.concurrency:g} "
+                 f"(vs {per_user:,.0f})")
+        rows.append(_reading("if the claim held, per user", setup, profile, resolved, scaled, basis))
+    aggregate = ThroughputPoint(concurrency=0, request_throughput=claim_tokens_per_s / output_per_request)
+    basis = f"claim as {claim_tokens_per_s:,.0f} output tokens/s per replica ÷ {output_per_request:,.0f} tokens/request"
+    rows.append(_reading("if the claim held, aggregate", setup, profile, resolved, aggregate, basis))
+    return pd.DataFrame(rows)
+
+
+def _reading(name: str, setup: Any, profile: Profile, resolved: ResolvedSetup, point: ThroughputPoint | None,
+             basis: str) -> dict[str, Any]:  # fmt: skip
+    if point is None:
+        return {"reading": name, "requests_per_s": None, "calls_per_day_per_replica": None, "replicas": None,
+                "cost_per_month": None, "basis": "no point meets the SLO"}  # fmt: skip
+    sized = size_self_host(dataclasses.replace(setup, points=[point], slo={}), resolved.volumes,
+                           days_per_month=profile.days_per_month)  # fmt: skip
+    attempts_per_call = float(resolved.volumes.attempts_per_day) / profile.calls_per_day
+    peak_attempts = point.request_throughput * setup.target_utilization * 86_400 / setup.peak_to_average
+    per_replica = peak_attempts / attempts_per_call
+    return {"reading": name, "requests_per_s": point.request_throughput, "calls_per_day_per_replica": per_replica,
+            "replicas": sized.replicas, "cost_per_month": sized.cost_per_month, "basis": basis}  # fmt: skip
+
+
+def band_prompt_samples(distribution: Mapping[str, Sequence[float]] | None, tokenizer: str) -> tuple[list | None, str]:
+    """The corpus's prompt lengths as *this model's* tokenizer counted them, and a line saying what the band drew.
+
+    Another tokenizer's lengths would shift the whole band (a Chinese corpus can count half as many tokens under
+    one tokenizer as another), so a model whose tokenizer was not counted gets the fixed length, and is told so.
+    """
+    if not distribution:
+        return None, "fixed prompt length (load a corpus on the Tokens page to draw real lengths)"
+    if tokenizer in distribution:
+        counted = f"prompt lengths of your corpus as {tokenizer} (this model's tokenizer) counts them"
+        return list(distribution[tokenizer]), counted
+    counted = ", ".join(distribution)
+    return None, f"fixed prompt length: your corpus was counted with {counted}, not {tokenizer}"
+
+
+def band_verdict(bill: float, band: Mapping[str, float]) -> str:
+    """Whether the deterministic bill lies inside the band's P10–P90, and why not where it does not."""
+    if band["p10"] <= bill <= band["p90"]:
+        return f"The deterministic bill (${bill:,.0f}) lies inside the P10–P90 band."
+    side = "below" if bill < band["p10"] else "above"
+    return (f"The deterministic bill (${bill:,.0f}) lies {side} the P10–P90 band: it prices the mean prompt length "
+            "you entered, the band draws each call's own length (and long-context rates apply per call).")

@@ -20,6 +20,7 @@ from infercost.costmodel import (
     size_self_host,
     token_volumes,
 )
+from infercost.costmodel.breakeven import break_even_regions, self_host_step_cost
 from infercost.performance.operating_points import (
     PointsBasis,
     RunLoader,
@@ -28,10 +29,21 @@ from infercost.performance.operating_points import (
     shape_warnings,
     throughput_points,
 )
-from infercost.pricing import ApiPrice, bundled_api_prices, find_price, load_api_overrides, merge
+from infercost.performance.profiles import find_profile
+from infercost.pricing import (
+    ApiPrice,
+    GpuPrice,
+    age_days,
+    bundled_api_prices,
+    bundled_gpu_prices,
+    find_price,
+    load_api_overrides,
+    merge,
+)
 from infercost.pricing.catalog import validate_entries
 from infercost.profile import Profile, SelfHost, new_entry_defaults
-from infercost.performance.profiles import find_profile
+
+STALE_PRICE_DAYS = 90  # a GPU price older than this is flagged on its row
 
 
 @dataclass(frozen=True)
@@ -123,6 +135,11 @@ def api_row(profile: Profile, price: ApiPrice) -> dict[str, Any]:
     }
 
 
+SCALING_FIELDS = {"load_shape", "min_replicas", "max_replicas", "cold_start_minutes", "billing_increment_minutes",
+                  "deadline_hours"}  # fmt: skip
+BREAK_EVEN_SEARCH = 1000  # break-even is searched up to this many times today's volume
+
+
 @dataclass(frozen=True)
 class ResolvedSetup:
     """A self-host entry of a profile with its points found, its SLO made checkable, and its workload volumes."""
@@ -144,6 +161,7 @@ def resolve_setup(profile: Profile, spec: SelfHost, index: int, load_run: RunLoa
     setup = SelfHostSetup(
         name=spec.name, gpu_price_per_hour=spec.gpu_price_per_hour, points=points, gpus_per_replica=gpus, slo=slo,
         peak_to_average=spec.peak_to_average, target_utilization=spec.target_utilization, mode=spec.mode,
+        **spec.model_dump(include=SCALING_FIELDS),
     )  # fmt: skip
     return ResolvedSetup(setup, basis, volumes, slo_notes + shape_warnings(basis, count.tokens, output_tokens))
 
@@ -162,7 +180,33 @@ def cost_range(resolved: ResolvedSetup, days_per_month: float) -> list[float | N
     return ends
 
 
-def self_host_row(profile: Profile, spec: SelfHost, index: int, load_run: RunLoader | None) -> dict[str, Any]:
+def break_even(profile: Profile, resolved: ResolvedSetup, api_rows: Sequence[dict[str, Any]]) -> dict[str, list]:
+    """Per API model, the calls/day intervals where this setup costs no more: exact on its cost steps."""
+    attempts_per_call = float(resolved.volumes.attempts_per_day) / profile.calls_per_day
+    high = profile.calls_per_day * BREAK_EVEN_SEARCH
+    step = self_host_step_cost(resolved.setup, attempts_per_call, profile.days_per_month, high)
+    if step is None:
+        return {}
+    return {row["model"]: [list(interval) for interval in
+                           break_even_regions(row["cost_per_month"] / profile.calls_per_day, step)]
+            for row in api_rows}  # fmt: skip
+
+
+def gpu_offer(spec: SelfHost, hardware: str, offers: Sequence[GpuPrice]) -> dict[str, Any] | None:
+    """The catalog offer behind the setup's GPU price: the one it names, else the one of its GPU at its price."""
+    named = [o for o in offers if o.id == spec.gpu_offer]
+    matching = named or [o for o in offers if o.gpu.lower() == (spec.gpu or hardware).lower()
+                         and abs(o.price_per_hour - spec.gpu_price_per_hour) < 1e-9]  # fmt: skip
+    if not matching:
+        return None
+    offer, age = matching[0], age_days(matching[0].as_of)
+    return {"id": offer.id, "gpu": offer.gpu, "provider": offer.provider, "kind": offer.kind,
+            "price_per_hour": offer.price_per_hour, "source": offer.source, "as_of": offer.as_of.isoformat(),
+            "age_days": age, "stale": age > STALE_PRICE_DAYS}  # fmt: skip
+
+
+def self_host_row(profile: Profile, spec: SelfHost, index: int, load_run: RunLoader | None,
+                  api_rows: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:  # fmt: skip
     resolved = resolve_setup(profile, spec, index, load_run)
     estimate = size_self_host(resolved.setup, resolved.volumes, days_per_month=profile.days_per_month)
     point, basis, met = estimate.operating_point, resolved.basis, estimate.meets_slo
@@ -190,6 +234,10 @@ def self_host_row(profile: Profile, spec: SelfHost, index: int, load_run: RunLoa
         "expected_error": basis.expected_error or None,
         "error_transfer": basis.transfer or None,
         "cost_per_month_range": cost_range(resolved, profile.days_per_month) if met else None,
+        "replicas_per_hour": list(estimate.replicas_per_hour),
+        "unserved_attempts_per_day": estimate.unserved_attempts_per_day,
+        "gpu_offer": gpu_offer(spec, basis.hardware, bundled_gpu_prices()),
+        "break_even": break_even(profile, resolved, api_rows) if met else {},
         "warnings": estimate.warnings + resolved.notes,
     }  # fmt: skip
 
@@ -199,10 +247,11 @@ def estimate(
 ) -> dict[str, Any]:
     """DESIGN.md's estimate document: the profile as understood, one row per API model and per self-host setup."""
     prices, wanted = price_list(profile, bundled_api_prices() if catalog is None else catalog)
+    api = [api_row(profile, find_price(prices, model_id)) for model_id in wanted]
     return {
         "profile": profile.model_dump(mode="json"),
-        "api": [api_row(profile, find_price(prices, model_id)) for model_id in wanted],
-        "self_host": [self_host_row(profile, spec, i, load_run) for i, spec in enumerate(profile.self_host)],
+        "api": api,
+        "self_host": [self_host_row(profile, spec, i, load_run, api) for i, spec in enumerate(profile.self_host)],
     }
 
 

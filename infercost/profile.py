@@ -74,13 +74,47 @@ class SelfHost(_Strict):
     name: str = Field(min_length=1)
     gpu: str = ""
     gpu_price_per_hour: float = Field(gt=0, le=1000)
+    gpu_offer: str | None = None  # id of the catalog GPU offer the price came from (``prices --json``), if any
     gpus_per_replica: int = Field(default=1, ge=1, le=1024)
     throughput: Throughput
     slo: dict[str, float] = Field(default_factory=dict)
     peak_to_average: float = Field(default=2.0, ge=1, le=100)
     target_utilization: float = Field(default=0.8, gt=0, le=1)
-    mode: Literal["always_on", "elastic"] = "always_on"
+    mode: Literal["always_on", "autoscaled", "offline_batch"] = "always_on"
     tokenizer: str = "llama3"
+    # autoscaled: 24 hourly weights of the day's load (any scale; None: a diurnal curve from peak_to_average)
+    load_shape: list[float] | None = Field(default=None, min_length=24, max_length=24)
+    min_replicas: int = Field(default=1, ge=0, le=100_000)  # autoscaled: replicas kept even when idle
+    max_replicas: int | None = Field(default=None, ge=1, le=100_000)  # autoscaled: demand above it is unserved
+    cold_start_minutes: float = Field(default=10.0, ge=0, le=1440)  # a starting replica is billed, serves nothing
+    billing_increment_minutes: int = Field(default=60, ge=1, le=1440)  # provider bills whole increments, >= one
+    deadline_hours: float = Field(default=24.0, gt=0, le=24)  # offline_batch: the day's volume done within this
+
+    @field_validator("mode", mode="before")
+    @classmethod
+    def _elastic_is_autoscaled(cls, mode: Any) -> Any:
+        """Profiles written before scaling modes said "elastic"; it means autoscaled."""
+        return "autoscaled" if mode == "elastic" else mode
+
+    @field_validator("load_shape")
+    @classmethod
+    def _a_day_of_weights(cls, weights: list[float] | None) -> list[float] | None:
+        if weights is not None and (any(not 0 <= w < 1e12 for w in weights) or sum(weights) <= 0):
+            raise ValueError("24 finite weights >= 0 with a positive sum, one per hour")
+        return weights
+
+    @field_validator("billing_increment_minutes")
+    @classmethod
+    def _whole_increments_a_day(cls, minutes: int) -> int:
+        if (60 % minutes if minutes <= 60 else 1440 % minutes or minutes % 60):
+            raise ValueError("must divide an hour (1, 5, 15, 30, 60 ...) or be whole hours dividing a day (120 ...)")
+        return minutes
+
+    @model_validator(mode="after")
+    def _replica_bounds(self) -> SelfHost:
+        if self.max_replicas is not None and self.max_replicas < max(self.min_replicas, 1):
+            raise ValueError(f"max_replicas ({self.max_replicas}) must be at least min_replicas ({self.min_replicas})")
+        return self
 
     @field_validator("slo")
     @classmethod
@@ -116,6 +150,8 @@ class Profile(_Strict):
     cache_write_fraction: float = Field(default=0.0, ge=0, le=1)
     batch: bool = False
     days_per_month: float = Field(default=30, gt=0, le=31)
+    # day-to-day spread of calls per day (coefficient of variation) for the bill band; overdispersed by default
+    calls_per_day_cv: float = Field(default=0.15, ge=0, le=10)
     api_models: list[str] | None = None
     prices: list[PriceOverride] = Field(default_factory=list)
     self_host: list[SelfHost] = Field(default_factory=list)

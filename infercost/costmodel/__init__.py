@@ -1,6 +1,7 @@
 """The pure cost engine: plain data in, plain data out. No I/O, no Streamlit, no HTTP, no SQL."""
 
 from infercost.costmodel.api_bill import ApiBill, TokenPrices, api_bill, bill_warnings, cost_per_day
+from infercost.costmodel.breakeven import StepCost, break_even_regions, describe_regions, self_host_step_cost
 from infercost.costmodel.montecarlo import Band, BillBand, bill_band
 from infercost.costmodel.owned import (
     CostBreakdown,
@@ -16,7 +17,7 @@ from infercost.costmodel.selfhost import (
     operating_point,
     size_self_host,
 )
-from infercost.costmodel.sensitivity import TornadoBar, break_even_calls, default_spans, tornado
+from infercost.costmodel.sensitivity import TornadoBar, default_spans, tornado
 from infercost.costmodel.whatif import whatif_costs, workload_grid
 from infercost.costmodel.workload import TokenVolumes, Workload, attempts_per_call, token_volumes
 
@@ -28,6 +29,7 @@ __all__ = [
     "OwnedHardware",
     "SelfHostEstimate",
     "SelfHostSetup",
+    "StepCost",
     "ThroughputPoint",
     "TokenPrices",
     "TokenVolumes",
@@ -37,7 +39,9 @@ __all__ = [
     "attempts_per_call",
     "bill_band",
     "bill_warnings",
-    "break_even_calls",
+    "break_even_regions",
+    "describe_regions",
+    "self_host_step_cost",
     "cost_per_day",
     "default_spans",
     "energy_kwh_per_million_tokens",

@@ -1,23 +1,27 @@
-"""How uncertain the API bill is: a Monte Carlo over call lengths, retries and truncations.
+"""How uncertain the bill is: a Monte Carlo over call volume, call lengths, retries and truncations.
 
-The deterministic bill (``api_bill``) is the expectation. Real days differ: prompts and answers vary in length
-(drawn from real per-record token counts, e.g. the corpus statistics), calls fail and are retried at random, and a
-request over a model's long-context threshold pays long-context rates for the whole request. Each simulated call is
-priced by ``api_bill`` itself, on a Workload whose fields are arrays with one element per call (the engine is
-vectorized): ``calls_per_day`` holds the call's attempts, retries and truncations are already drawn, so they are
-zero there. The price rules therefore exist once.
+The deterministic bill (``api_bill``) is the expectation. Real days differ: the number of calls changes from day to
+day (negative binomial around the forecast, ``calls_cv``), prompts and answers vary in length (drawn from real
+per-record token counts of *this model's* tokenizer, e.g. the corpus statistics), calls fail and are retried at
+random, and a request over a model's long-context threshold pays long-context rates for the whole request. Each
+simulated call is priced by ``api_bill`` itself, on a Workload whose fields are arrays with one element per call
+(the engine is vectorized): ``calls_per_day`` holds the call's attempts, retries and truncations are already drawn,
+so they are zero there. The price rules therefore exist once.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from infercost.costmodel.api_bill import TokenPrices, api_bill
+from infercost.costmodel.scaling import gpu_hours_at
+from infercost.costmodel.selfhost import SelfHostSetup, operating_point
 from infercost.costmodel.workload import Workload
 from infercost.errors import InputError
 
@@ -37,6 +41,7 @@ class Band:
     p50: float
     p90: float
     p99: float
+    p10: float = 0.0
 
 
 @dataclass(frozen=True, eq=False)
@@ -50,11 +55,28 @@ class BillBand:
     calls_simulated: int
     daily_bills: NDArray[np.float64]
     monthly_bills: NDArray[np.float64]
+    sources: tuple[str, ...] = ()  # what varied, in words, for the page to say
 
 
 def _band(bills: NDArray[np.float64]) -> Band:
-    p50, p90, p99 = np.percentile(bills, [50, 90, 99])
-    return Band(float(np.mean(bills)), float(p50), float(p90), float(p99))
+    p10, p50, p90, p99 = np.percentile(bills, [10, 50, 90, 99])
+    return Band(float(np.mean(bills)), float(p50), float(p90), float(p99), float(p10))
+
+
+def draw_calls_per_day(mean: float, cv: float, n: int, rng: np.random.Generator) -> NDArray[np.float64]:
+    """Calls on n days: negative binomial with the forecast mean and coefficient of variation ``cv``.
+
+    Daily traffic is overdispersed (weekdays and weekends, launches, incidents move it more than independent
+    arrivals would), which a negative binomial captures with one parameter: variance ``mean + mean**2 / r``, here
+    ``r = mean**2 / (cv**2 mean**2 - mean)``. A cv below Poisson's own ``1 / sqrt(mean)`` draws Poisson; 0 draws none.
+    """
+    if cv == 0:
+        return np.full(n, float(mean))
+    variance = (cv * mean) ** 2
+    if variance <= mean:
+        return rng.poisson(mean, n).astype(float)
+    size = mean**2 / (variance - mean)
+    return rng.negative_binomial(size, size / (size + mean), n).astype(float)
 
 
 def _checked_samples(name: str, samples: ArrayLike | None) -> NDArray[np.float64] | None:
@@ -103,29 +125,34 @@ def call_costs(workload: Workload, prices: TokenPrices, prompt_samples: NDArray 
     return np.asarray(api_bill(per_call, prices).cost_per_day, dtype=float)
 
 
-def _direct_days(workload: Workload, prices: TokenPrices, samples: tuple, simulations: int,
+def _direct_days(workload: Workload, prices: TokenPrices, samples: tuple, calls: NDArray[np.float64],
                  rng: np.random.Generator) -> NDArray[np.float64]:  # fmt: skip
-    """Every call of every day drawn. A fractional calls_per_day N draws ceil(N) calls and scales by N / ceil(N),
-    so fixed lengths give exactly the deterministic bill."""
-    calls = float(workload.calls_per_day)
-    n = math.ceil(calls)
-    days_per_chunk = max(1, CHUNK_CALLS // n)
-    bills = []
-    for start in range(0, simulations, days_per_chunk):
-        days = min(days_per_chunk, simulations - start)
-        costs = call_costs(workload, prices, *samples, days * n, rng).reshape(days, n)
-        bills.append(costs.sum(axis=1) * (calls / n))
-    return np.concatenate(bills)
+    """Every call of every day drawn. A fractional day of N calls draws ceil(N) calls and scales by N / ceil(N), so
+    fixed lengths give exactly the deterministic bill."""
+    counts = np.ceil(calls).astype(np.int64)
+    scale = np.divide(calls, counts, out=np.zeros_like(calls), where=counts > 0)
+    bills = np.zeros(calls.size)
+    start = 0
+    while start < calls.size:
+        stop = start + max(1, int(np.searchsorted(np.cumsum(counts[start:]), CHUNK_CALLS, side="right")))
+        chunk = counts[start:stop]
+        costs = call_costs(workload, prices, *samples, int(chunk.sum()), rng)
+        drawn = chunk > 0  # a day with no calls costs nothing (reduceat cannot sum an empty slice)
+        sums = np.zeros(chunk.size)
+        if drawn.any():
+            sums[drawn] = np.add.reduceat(costs, (np.cumsum(chunk) - chunk)[drawn])
+        bills[start:stop] = sums * scale[start:stop]
+        start = stop
+    return bills
 
 
-def _clt_days(workload: Workload, prices: TokenPrices, samples: tuple, simulations: int,
+def _clt_days(workload: Workload, prices: TokenPrices, samples: tuple, calls: NDArray[np.float64],
               rng: np.random.Generator) -> NDArray[np.float64]:  # fmt: skip
     """Central limit theorem: a day of N independent calls, each costing mean m and variance s^2, costs about
     Normal(N m, N s^2). m and s come from CLT_SAMPLE_CALLS simulated calls; at N >= DIRECT_CALLS_PER_DAY the
     sum's skewness (the per-call skewness / sqrt(N)) is small enough for the normal to give P99 to within a little."""
     costs = call_costs(workload, prices, *samples, CLT_SAMPLE_CALLS, rng)
-    calls = float(workload.calls_per_day)
-    return rng.normal(calls * costs.mean(), math.sqrt(calls) * costs.std(), simulations)
+    return rng.normal(calls * costs.mean(), np.sqrt(calls) * costs.std())
 
 
 def _months(daily: NDArray[np.float64], days_per_month: float, rng: np.random.Generator) -> NDArray[np.float64]:
@@ -137,12 +164,16 @@ def _months(daily: NDArray[np.float64], days_per_month: float, rng: np.random.Ge
 
 
 def bill_band(workload: Workload, prices: TokenPrices, *, prompt_samples: ArrayLike | None = None,
-              output_samples: ArrayLike | None = None, simulations: int = 2000, seed: int = 0) -> BillBand:  # fmt: skip
-    """P50, P90 and P99 (and the mean) of the daily and monthly bill of one workload on one model.
+              output_samples: ArrayLike | None = None, calls_cv: float = 0.0, simulations: int = 2000,
+              seed: int = 0) -> BillBand:  # fmt: skip
+    """P10, P50, P90 and P99 (and the mean) of the daily and monthly bill of one workload on one model.
 
-    Without samples the lengths are the workload's fixed ones; with neither samples, retries nor truncations the
-    band collapses onto ``api_bill``. The same seed gives the same band.
+    ``prompt_samples`` must be counted with this model's own tokenizer. Without samples the lengths are the
+    workload's fixed ones; with neither samples, retries, truncations nor volume variation (``calls_cv`` 0) the band
+    collapses onto ``api_bill``. The same seed gives the same band.
     """
+    if not (math.isfinite(calls_cv) and 0 <= calls_cv <= 10):
+        raise InputError("calls_cv", f"must be a number in [0, 10], got {calls_cv!r}")
     workload.validate()
     grid_fields = [f.name for f in dataclasses.fields(workload) if np.ndim(getattr(workload, f.name)) != 0]
     if grid_fields:
@@ -153,8 +184,62 @@ def bill_band(workload: Workload, prices: TokenPrices, *, prompt_samples: ArrayL
     rng = np.random.default_rng(seed)
     direct = float(workload.calls_per_day) < DIRECT_CALLS_PER_DAY
     simulate = _direct_days if direct else _clt_days
-    daily = simulate(workload, prices, samples, simulations, rng)
+    calls = draw_calls_per_day(float(workload.calls_per_day), calls_cv, simulations, rng)
+    daily = simulate(workload, prices, samples, calls, rng)
     monthly = _months(daily, float(workload.days_per_month), rng)
     calls_simulated = math.ceil(float(workload.calls_per_day)) * simulations if direct else CLT_SAMPLE_CALLS
     method = "direct" if direct else "clt"
-    return BillBand(_band(daily), _band(monthly), method, simulations, calls_simulated, daily, monthly)
+    return BillBand(_band(daily), _band(monthly), method, simulations, calls_simulated, daily, monthly,
+                    band_sources(workload, samples, calls_cv))
+
+
+def band_sources(workload: Workload, samples: tuple, calls_cv: float) -> tuple[str, ...]:
+    """What the band varies, in words; nothing listed means the band is the deterministic bill."""
+    prompts, outputs = samples
+    sources = [f"calls per day (negative binomial, CV {calls_cv:.0%})" if calls_cv else "",
+               f"prompt lengths ({prompts.size:,} records)" if prompts is not None else "",
+               f"output lengths ({outputs.size:,} records)" if outputs is not None else "",
+               "retries per call" if float(workload.retry_rate) > 0 else "",
+               "truncations per call" if float(workload.truncation_rate) > 0 else ""]  # fmt: skip
+    return tuple(source for source in sources if source)
+
+
+def draw_relative_errors(quantiles: Mapping[str, float], n: int, rng: np.random.Generator) -> NDArray[np.float64]:
+    """Relative errors drawn from their p10, p50 and p90: the inverse CDF through those three points, continued
+    with the same slopes beyond them, and kept above -0.9 (an error cannot make a throughput negative)."""
+    p10, p50, p90 = (float(quantiles[key]) for key in ("p10", "p50", "p90"))
+    u = rng.random(n)
+    lower = p50 + (u - 0.5) / 0.4 * (p50 - p10)
+    upper = p50 + (u - 0.5) / 0.4 * (p90 - p50)
+    return np.maximum(np.where(u < 0.5, lower, upper), -0.9)
+
+
+def self_host_band(setup: SelfHostSetup, attempts_per_day: float, *, days_per_month: float, calls_cv: float = 0.0,
+                   expected_error: Mapping[str, Mapping[str, float]] | None = None, simulations: int = 2000,
+                   seed: int = 0) -> BillBand:  # fmt: skip
+    """The monthly self-host cost as a band: day-to-day volume and, where given, the throughput prediction's error.
+
+    ``expected_error["request_throughput"]`` (else ``"output_throughput"``) holds quantiles of the relative error
+    ``predicted / actual - 1``: a prediction 10% too high means the real throughput is predicted / 1.1. The error is
+    one draw per simulated month (it is the basis's, not a day's). An always-on fleet is sized once for the forecast,
+    so only the error moves it; autoscaled and batch fleets follow each day's volume.
+    """
+    point = operating_point(setup.points, setup.slo)
+    if point is None:
+        raise InputError("slo", "no operating point meets the SLO, so there is no self-host cost to simulate")
+    rng = np.random.default_rng(seed)
+    errors = next((q for key in ("request_throughput", "output_throughput") if (q := (expected_error or {}).get(key))),
+                  None)  # fmt: skip
+    factors = draw_relative_errors(errors, simulations, rng) if errors else np.zeros(simulations)
+    whole = math.ceil(days_per_month)
+    calls = draw_calls_per_day(attempts_per_day, calls_cv, simulations * whole, rng).reshape(simulations, whole)
+    if setup.mode == "always_on":
+        calls = np.full_like(calls, attempts_per_day)
+    q = point.request_throughput / (1 + factors)  # one throughput per simulated month
+    hours = np.stack([gpu_hours_at(setup, q_month, day_calls)[0] for q_month, day_calls in zip(q, calls, strict=True)])
+    daily = hours * setup.gpu_price_per_hour
+    monthly = daily.mean(axis=1) * days_per_month
+    sources = tuple(s for s in (f"calls per day (negative binomial, CV {calls_cv:.0%})"
+                                if calls_cv and setup.mode != "always_on" else "",
+                                "throughput prediction error" if errors else "") if s)  # fmt: skip
+    return BillBand(_band(daily.ravel()), _band(monthly), "direct", simulations, 0, daily.ravel(), monthly, sources)

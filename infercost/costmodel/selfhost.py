@@ -6,15 +6,14 @@ The operating point is the feasible point (every SLO metric at or under its limi
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from infercost.costmodel.scaling import scale_day
 from infercost.costmodel.workload import TokenVolumes
 
-SECONDS_PER_DAY = 86_400
-Mode = Literal["always_on", "elastic"]
+Mode = Literal["always_on", "autoscaled", "offline_batch"]
 
 
 @dataclass(frozen=True)
@@ -39,6 +38,12 @@ class SelfHostSetup:
     peak_to_average: float = 2.0
     target_utilization: float = 0.8
     mode: Mode = "always_on"
+    load_shape: Sequence[float] | None = None  # 24 hourly weights (autoscaled); None: diurnal from peak_to_average
+    min_replicas: int = 1
+    max_replicas: int | None = None
+    cold_start_minutes: float = 10.0  # billed, serving nothing, each time a replica starts
+    billing_increment_minutes: int = 60  # the provider bills whole increments, at least one
+    deadline_hours: float = 24.0  # offline_batch: the day's volume is done within this
 
 
 @dataclass(frozen=True)
@@ -53,6 +58,8 @@ class SelfHostEstimate:
     cost_per_month: float
     cost_per_million_tokens: float
     warnings: list[str] = field(default_factory=list)
+    replicas_per_hour: tuple[int, ...] = ()
+    unserved_attempts_per_day: float = 0.0
 
 
 def is_feasible(point: ThroughputPoint, slo: Mapping[str, float]) -> bool:
@@ -66,30 +73,16 @@ def operating_point(points: Sequence[ThroughputPoint], slo: Mapping[str, float])
     return max(feasible, key=lambda p: p.request_throughput, default=None)
 
 
-def replicas_needed(requests_per_second: float, setup: SelfHostSetup, point: ThroughputPoint) -> int:
-    """Enough replicas for the peak rate at the target utilization; at least one."""
-    capacity = point.request_throughput * setup.target_utilization
-    return max(1, math.ceil(requests_per_second * setup.peak_to_average / capacity - 1e-9))
-
-
-def gpu_hours_per_day(attempts_per_day: float, setup: SelfHostSetup, point: ThroughputPoint) -> tuple[int, float]:
-    """(replicas, GPU-hours per day): always-on replicas run 24 h; elastic capacity runs only while busy."""
-    replicas = replicas_needed(attempts_per_day / SECONDS_PER_DAY, setup, point)
-    if setup.mode == "always_on":
-        return replicas, replicas * setup.gpus_per_replica * 24.0
-    busy_hours = attempts_per_day / (point.request_throughput * setup.target_utilization) / 3600
-    return replicas, busy_hours * setup.gpus_per_replica
-
-
 def size_self_host(setup: SelfHostSetup, volumes: TokenVolumes, *, days_per_month: float = 30) -> SelfHostEstimate:
-    """Size one setup for a workload's attempts per day; no feasible point means no cost, and says why."""
+    """Size one setup for a workload's attempts per day in its scaling mode; no feasible point means no cost."""
     point = operating_point(setup.points, setup.slo)
     if point is None:
         reason = f"no measured point meets the SLO {dict(setup.slo)}" if setup.slo else "no point with throughput > 0"
         return SelfHostEstimate(None, False, 0, 0.0, 0.0, 0.0, 0.0, [reason])
-    attempts = float(volumes.attempts_per_day)
-    replicas, hours = gpu_hours_per_day(attempts, setup, point)
-    per_day = hours * setup.gpu_price_per_hour
+    day = scale_day(setup, point.request_throughput, float(volumes.attempts_per_day))
+    per_day = day.gpu_hours_per_day * setup.gpu_price_per_hour
     total_tokens = float(volumes.total_tokens_per_day)
     per_mtok = per_day / (total_tokens / 1e6) if total_tokens > 0 else 0.0
-    return SelfHostEstimate(point, True, replicas, hours, per_day, per_day * days_per_month, per_mtok)
+    return SelfHostEstimate(point, True, max(day.replicas_per_hour), day.gpu_hours_per_day, per_day,
+                            per_day * days_per_month, per_mtok, list(day.warnings), day.replicas_per_hour,
+                            day.unserved_attempts_per_day)  # fmt: skip

@@ -1,6 +1,6 @@
-"""What moves the answer: one-at-a-time swings (a tornado) and the volume where self-hosting starts to pay.
+"""What moves the answer: one-at-a-time swings of each input (a tornado).
 
-Both take the cost as a function, so the same code serves an API bill, a self-host estimate or their difference;
+It takes the cost as a function, so the same code serves an API bill, a self-host estimate or their difference;
 the caller decides what "cost" means and maps input names to the engine's fields.
 """
 
@@ -9,12 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-import numpy as np
-
 from infercost.errors import InputError
 
 Evaluate = Callable[[Mapping[str, float]], float]
-CostAt = Callable[[float], float]
 Span = tuple[float, float]  # (low, high) value of one input
 
 
@@ -74,34 +71,3 @@ SPAN_RULES: dict[str, Callable[[float, Mapping[str, float]], Span]] = {
 def default_spans(base: Mapping[str, float]) -> dict[str, Span]:
     """Sensible low and high values for each input of ``base`` that has a rule; others are left alone."""
     return {name: rule(float(base[name]), base) for name, rule in SPAN_RULES.items() if name in base}
-
-
-def _self_host_wins(api: CostAt, self_host: CostAt, calls: float) -> bool:
-    return self_host(calls) <= api(calls)
-
-
-def break_even_calls(api_cost_per_month: CostAt, self_host_cost_per_month: CostAt, low: float, high: float,
-                     *, grid_points: int = 400, rel_tol: float = 1e-9) -> float | None:  # fmt: skip
-    """The smallest calls/day in [low, high] at which self-hosting costs at most what the API does, or None.
-
-    Always-on self-hosting is a step function of volume (whole replicas) while an API bill is smooth, so they can
-    cross more than once: a log grid finds the first grid point where self-hosting wins, and bisection between it
-    and the grid point before narrows the crossing. A window narrower than one grid step can be missed.
-    """
-    if not 0 < low < high:
-        raise InputError("low", f"need 0 < low < high, got low={low!r}, high={high!r}")
-    grid = np.geomspace(low, high, grid_points)
-    wins = [_self_host_wins(api_cost_per_month, self_host_cost_per_month, float(calls)) for calls in grid]
-    if not any(wins):
-        return None
-    first = wins.index(True)
-    if first == 0:
-        return float(low)
-    lose, win = float(grid[first - 1]), float(grid[first])
-    while win - lose > rel_tol * win:
-        middle = (lose + win) / 2
-        if _self_host_wins(api_cost_per_month, self_host_cost_per_month, middle):
-            win = middle
-        else:
-            lose = middle
-    return win

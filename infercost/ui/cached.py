@@ -12,18 +12,16 @@ import streamlit as st
 from infercost.compare import (
     api_cost_curves,
     api_tornado,
-    break_even_table,
-    claimed_cost_per_month,
+    claim_readings,
     self_host_cost_curves,
     self_host_tornado,
 )
-from infercost.costmodel import size_self_host
-from infercost.costmodel.montecarlo import bill_band
+from infercost.costmodel.montecarlo import bill_band, self_host_band
 from infercost.errors import InputError
 from infercost.estimate import estimate, price_list, prompt_tokens_for, resolve_setup, run_loader, workload_for
+from infercost.performance.profiles import ThroughputProfile, closed_loop_profiles, stored_profiles
 from infercost.pricing import bundled_api_prices, bundled_gpu_prices, find_price
 from infercost.profile import SelfHost, parse_profile
-from infercost.performance.profiles import ThroughputProfile, closed_loop_profiles, stored_profiles
 
 
 @st.cache_data(show_spinner=False)
@@ -53,11 +51,6 @@ def show_input_error(error: InputError) -> None:
     st.error(f"Please check **{error.field}**: {error.reason}", icon="⚠️")
 
 
-@st.cache_data(show_spinner="Finding break-even volumes…")
-def break_evens(profile_json: str) -> pd.DataFrame:
-    return break_even_table(parse_profile(json.loads(profile_json)), bundled_api_prices(), run_loader())
-
-
 @st.cache_data(show_spinner=False)
 def tornado_bars(profile_json: str, option: str) -> pd.DataFrame:
     """The tornado of one option (an API model id or a self-host setup name) as a table."""
@@ -74,15 +67,32 @@ def tornado_bars(profile_json: str, option: str) -> pd.DataFrame:
 
 @st.cache_data(show_spinner="Simulating the bill…")
 def bill_band_json(profile_json: str, model_id: str, prompt_samples: tuple[float, ...] | None) -> dict[str, Any]:
-    """P50/P90/P99 of the daily and monthly bill, from sampled prompt lengths where the person has them."""
+    """P10–P99 of the daily and monthly bill: this model's own prompt lengths where given, volume from the profile."""
     profile = parse_profile(json.loads(profile_json))
     prices, _ = price_list(profile, bundled_api_prices())
     price = find_price(prices, model_id)
     workload = workload_for(profile, prompt_tokens_for(profile, price.tokenizer).tokens)
     samples = np.asarray(prompt_samples, dtype=float) if prompt_samples else None
-    band = bill_band(workload, price.token_prices(), prompt_samples=samples, simulations=2000, seed=0)
+    band = bill_band(workload, price.token_prices(), prompt_samples=samples, calls_cv=profile.calls_per_day_cv,
+                     simulations=2000, seed=0)  # fmt: skip
+    return _band_json(band)
+
+
+def _band_json(band: Any) -> dict[str, Any]:
     return {"daily": band.daily.__dict__, "monthly": band.monthly.__dict__, "method": band.method,
-            "monthly_bills": band.monthly_bills.tolist()}  # fmt: skip
+            "sources": list(band.sources), "monthly_bills": band.monthly_bills.tolist()}  # fmt: skip
+
+
+@st.cache_data(show_spinner="Simulating the self-host cost…")
+def self_host_band_json(profile_json: str, name: str, expected_error_json: str) -> dict[str, Any]:
+    """The monthly cost band of one self-host setup of the profile: day-to-day volume and the throughput error."""
+    profile = parse_profile(json.loads(profile_json))
+    index = [spec.name for spec in profile.self_host].index(name)
+    resolved = resolve_setup(profile, profile.self_host[index], index, run_loader())
+    band = self_host_band(resolved.setup, float(resolved.volumes.attempts_per_day),
+                          days_per_month=profile.days_per_month, calls_cv=profile.calls_per_day_cv,
+                          expected_error=json.loads(expected_error_json) or None, simulations=500, seed=0)  # fmt: skip
+    return _band_json(band)
 
 
 @st.cache_data(show_spinner=False)
@@ -92,11 +102,8 @@ def throughput_profiles() -> list[ThroughputProfile]:
 
 
 @st.cache_data(show_spinner=False)
-def claim_costs(profile_json: str, spec_json: str, claim_tokens_per_s: float) -> dict[str, float | None]:
-    """Monthly cost of one setup as measured, and as it would be if the claim held (aggregate tokens/s)."""
+def claim_readings_frame(profile_json: str, spec_json: str, claim_tokens_per_s: float) -> pd.DataFrame:
+    """Replicas and monthly cost of one setup as its points say, and if the claim held, read both ways."""
     profile = parse_profile(json.loads(profile_json))
-    spec = SelfHost(**json.loads(spec_json))
-    resolved = resolve_setup(profile, spec, 0, run_loader())
-    measured = size_self_host(resolved.setup, resolved.volumes, days_per_month=profile.days_per_month)
-    return {"measured": measured.cost_per_month if measured.meets_slo else None,
-            "claimed": claimed_cost_per_month(profile, resolved, claim_tokens_per_s)}  # fmt: skip
+    resolved = resolve_setup(profile, SelfHost(**json.loads(spec_json)), 0, run_loader())
+    return claim_readings(profile, resolved, claim_tokens_per_s)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from infercost.costmodel.owned import OwnedHardware, owned_cost_per_gpu_hour
-from infercost.pricing import GpuPrice, bundled_gpu_prices
 from infercost.performance.profiles import ThroughputProfile
+from infercost.pricing import GpuPrice, age_days, bundled_gpu_prices
 
 DEFAULT_SLO = {"p95_ttft_ms": 2000.0, "p95_tpot_ms": 100.0}
 
@@ -26,6 +27,25 @@ def rented_price(gpu: str) -> tuple[float, str]:
     return offer.price_per_hour, f"{offer.provider} on-demand, {offer.as_of}"
 
 
+def offers_for(gpu: str, offers: Sequence[GpuPrice] | None = None) -> list[GpuPrice]:
+    """Every catalog offer for a GPU, on-demand first (it does not vanish like spot or bind like reserved), cheapest
+    first within each kind, for a person to pick from."""
+    matching = [o for o in (offers or bundled_gpu_prices()) if o.gpu.lower() == gpu.lower()]
+    return sorted(matching, key=lambda o: (o.kind != "on-demand", o.price_per_hour))
+
+
+def offer_choice(offer: GpuPrice, today: dt.date | None = None) -> str:
+    """"RunPod · on-demand · $2.69/h · 2026-05-22 (193 d old ⚠)": what a person picks an offer by."""
+    age = age_days(offer.as_of, today=today)
+    stale = " ⚠ older than 90 days" if age > 90 else ""
+    return f"{offer.provider} · {offer.kind} · ${offer.price_per_hour:.2f}/h · {offer.as_of} ({age} d old{stale})"
+
+
+def throughput_for_gpu(gpu: str, profiles: Sequence[ThroughputProfile]) -> list[ThroughputProfile]:
+    """Profiles measured or published on this GPU: choosing a GPU picks its throughput, not only its price."""
+    return [p for p in profiles if p.hardware.lower() == gpu.lower()]
+
+
 def owned_price(hardware: OwnedHardware) -> tuple[float, str]:
     cost = owned_cost_per_gpu_hour(hardware)
     note = (f"owned: amortization ${cost.amortization_per_gpu_hour:.2f} + power ${cost.power_per_gpu_hour:.2f} "
@@ -33,19 +53,26 @@ def owned_price(hardware: OwnedHardware) -> tuple[float, str]:
     return cost.total_per_gpu_hour, note
 
 
-def setup_spec(
-    name: str, throughput: dict[str, Any], price_per_hour: float, common: Mapping[str, Any]
-) -> dict[str, Any]:
+def setup_spec(name: str, throughput: dict[str, Any], price_per_hour: float, common: Mapping[str, Any], *,
+               gpu: str = "", offer: GpuPrice | None = None) -> dict[str, Any]:  # fmt: skip
     """One profile ``self_host`` entry; ``common`` holds what all setups share (mode, SLO, peak, utilization)."""
-    return {"name": name, "throughput": throughput, "gpu_price_per_hour": price_per_hour, **common}
+    spec = {"name": name, "throughput": throughput, "gpu_price_per_hour": price_per_hour, "gpu": gpu, **common}
+    return spec | ({"gpu_offer": offer.id} if offer is not None else {})
 
 
 def default_setups(profiles: Sequence[ThroughputProfile], common: Mapping[str, Any]) -> list[dict[str, Any]]:
     """What a newcomer sees first: an 8B model estimated on an H100, and each bundled measured/published profile."""
     roofline = {"roofline": {"model": "llama-3.1-8b", "gpu": "H100 SXM"}}
-    setups = [setup_spec("llama-3.1-8b · 1× H100 SXM (roofline)", roofline, rented_price("H100 SXM")[0], common)]
+    setups = [_rented("llama-3.1-8b · 1× H100 SXM (roofline)", roofline, "H100 SXM", common)]
     for profile in profiles:
         shape = f"{profile.input_len:,.0f}/{profile.output_len:,.0f} tokens"
         name = f"{profile.model.split('/')[-1]} · {profile.gpus_per_replica}× {profile.hardware} · {profile.dtype} · {shape} ({profile.basis})"
-        setups.append(setup_spec(name, {"run": profile.id}, rented_price(profile.hardware)[0], common))
+        setups.append(_rented(name, {"run": profile.id}, profile.hardware, common))
     return setups
+
+
+def _rented(name: str, throughput: dict[str, Any], gpu: str, common: Mapping[str, Any]) -> dict[str, Any]:
+    """A setup rented at its GPU's cheapest on-demand offer (the catalog's own; US$2.50 where it has none)."""
+    offer = cheapest_offer(gpu)
+    price = offer.price_per_hour if offer is not None else rented_price(gpu)[0]
+    return setup_spec(name, throughput, price, common, gpu=gpu, offer=offer)

@@ -116,3 +116,36 @@ def test_prices_json_lists_api_and_gpu_entries_with_source_and_date(cli):
     catalog = done.json()
     assert len(catalog["api"]) >= 30 and catalog["gpu"]
     assert all(entry["source"] and entry["as_of"] and "age_days" in entry for entry in catalog["api"] + catalog["gpu"])
+
+
+def test_self_host_rows_carry_break_even_regions_per_api_model(cli, profile_path):
+    # One replica carries 0.8 x 0.8 x 86,400 / 2 = 27,648 attempts/day = 26,266 calls/day (1.052625 attempts per
+    # call) and costs $2.50 x 24 x 30 = $1,800 a month. claude-sonnet-4-5 costs $25,578.79 a month at 100,000
+    # calls/day: $0.2557879 per call/day, so one replica is cheaper from 1,800 / 0.2557879 = 7,037 calls/day, and
+    # every later replica step (j x 26,266 >= (j + 1) x 7,037) stays cheaper: [[7,037, null]]. gpt-4o-mini
+    # ($0.01136835 per call/day) needs 158,334 calls/day per replica's cost, more than a replica carries: never.
+    row = cli("estimate", str(profile_path), "--json").json()["self_host"][0]
+    regions = row["break_even"]
+    assert regions["gpt-4o-mini"] == []
+    assert len(regions["claude-sonnet-4-5"]) == 1
+    start, end = regions["claude-sonnet-4-5"][0]
+    assert start == pytest.approx(1800 / 0.2557879, rel=1e-6) and end is None
+    assert set(regions) == {"gpt-4o-mini", "claude-sonnet-4-5", "my-negotiated-model"}
+
+
+def test_elastic_in_an_old_profile_means_autoscaled(cli, tmp_path):
+    profile = {**DESIGN_PROFILE, "self_host": [{**DESIGN_PROFILE["self_host"][0], "mode": "elastic"}]}
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(profile))
+    row = cli("estimate", str(path), "--json").json()["self_host"][0]
+    assert row["mode"] == "autoscaled" and len(row["replicas_per_hour"]) == 24
+
+
+@pytest.mark.parametrize("field, value", [("billing_increment_minutes", 45), ("max_replicas", 0),
+                                          ("load_shape", [1.0] * 23), ("mode", "sometimes")])  # fmt: skip
+def test_bad_scaling_fields_are_named(cli, tmp_path, field, value):
+    profile = {**DESIGN_PROFILE, "self_host": [{**DESIGN_PROFILE["self_host"][0], field: value}]}
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(profile))
+    done = cli("estimate", str(path), "--json")
+    assert done.code == 2 and f"self_host.0.{field}" in done.stderr and "Traceback" not in done.stderr

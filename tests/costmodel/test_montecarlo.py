@@ -5,8 +5,9 @@ import dataclasses
 import numpy as np
 import pytest
 
+from infercost.costmodel import SelfHostSetup, ThroughputPoint
 from infercost.costmodel.api_bill import TokenPrices, api_bill
-from infercost.costmodel.montecarlo import DIRECT_CALLS_PER_DAY, bill_band
+from infercost.costmodel.montecarlo import DIRECT_CALLS_PER_DAY, bill_band, draw_calls_per_day, self_host_band
 from infercost.costmodel.workload import Workload
 from infercost.errors import InputError
 
@@ -90,3 +91,45 @@ def test_bad_input_names_the_field(change, field):
 def test_a_bad_workload_names_its_field(change, field):
     with pytest.raises(InputError, match=f"^{field}:"):
         bill_band(dataclasses.replace(FIXED, **change), PRICES)
+
+
+def test_daily_volume_is_negative_binomial_with_the_asked_spread():
+    rng = np.random.default_rng(0)
+    calls = draw_calls_per_day(100_000, 0.15, 20_000, rng)
+    assert calls.mean() == pytest.approx(100_000, rel=0.005)
+    assert calls.std() / calls.mean() == pytest.approx(0.15, rel=0.03)
+    assert np.array_equal(draw_calls_per_day(10.5, 0.0, 3, rng), [10.5, 10.5, 10.5])
+
+
+def test_volume_variation_widens_the_band_around_the_deterministic_bill():
+    # Regression (issue 9): at 100,000 calls/day with only retries varying the monthly band was $853/$853/$854.
+    # Each day's calls now vary (CV 15%): a month of 30 independent days spreads by about 15% / sqrt(30) = 2.7%.
+    workload = dataclasses.replace(RANDOM, calls_per_day=100_000)
+    bill = float(api_bill(workload, PRICES).cost_per_month)
+    narrow = bill_band(workload, PRICES, simulations=1_000).monthly
+    wide = bill_band(workload, PRICES, calls_cv=0.15, simulations=1_000)
+    assert (narrow.p90 - narrow.p10) / bill < 0.005
+    assert wide.monthly.p10 < bill < wide.monthly.p90
+    assert (wide.monthly.p90 - wide.monthly.p10) / bill == pytest.approx(2 * 1.2816 * 0.15 / 30**0.5, rel=0.15)
+    assert wide.sources[0].startswith("calls per day")
+
+
+def test_volume_variation_when_every_call_is_drawn():
+    band = bill_band(dataclasses.replace(FIXED, calls_per_day=400), PRICES, calls_cv=0.3, simulations=2_000)
+    per_call = float(api_bill(FIXED, PRICES).cost_per_call)
+    assert band.daily.mean == pytest.approx(400 * per_call, rel=0.02)
+    assert np.std(band.daily_bills) / band.daily.mean == pytest.approx(0.3, rel=0.1)
+
+
+def test_self_host_band_moves_with_throughput_error_and_volume():
+    # 5 requests/s a replica at 80%: always on, 864,000 attempts a day at peak 2 need 5 replicas ($240/day at $2);
+    # a throughput 20% lower than predicted (error +0.25 -> 5 / 1.25 = 4) needs ceil(20 / 3.2) = 7.
+    setup = SelfHostSetup(name="x", gpu_price_per_hour=2.0, points=[ThroughputPoint(1, 5.0)])
+    exact = self_host_band(setup, 864_000, days_per_month=30, calls_cv=0.15)
+    # a fixed fleet: volume cannot move it
+    assert exact.monthly.p10 == exact.monthly.p99 == pytest.approx(5 * 24 * 2 * 30)
+    error = {"output_throughput": {"p10": 0.25, "p50": 0.25, "p90": 0.25}}
+    slow = self_host_band(setup, 864_000, days_per_month=30, expected_error=error, simulations=100)
+    assert slow.monthly.p50 == pytest.approx(7 * 24 * 2 * 30)
+    auto = self_host_band(dataclasses.replace(setup, mode="autoscaled"), 864_000, days_per_month=30, calls_cv=0.15)
+    assert auto.monthly.p10 < auto.monthly.p90

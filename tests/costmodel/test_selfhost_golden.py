@@ -40,12 +40,6 @@ def test_always_on_keeps_at_least_one_replica():
     assert size_self_host(setup(), tiny).gpu_hours_per_day == pytest.approx(48)
 
 
-def test_elastic_pays_only_for_busy_hours():
-    estimate = size_self_host(setup(mode="elastic"), VOLUMES)
-    assert estimate.gpu_hours_per_day == pytest.approx(864_000 / (5 * 0.8) / 3600 * 2)  # 120 GPU-hours
-    assert estimate.cost_per_day == pytest.approx(300)
-
-
 def test_an_infeasible_slo_has_no_cost_and_says_why():
     estimate = size_self_host(setup(slo={"p95_ttft_ms": 10}), VOLUMES)
     assert estimate.operating_point is None and not estimate.meets_slo

@@ -1,11 +1,9 @@
-"""Tornado bars and break-even volumes, on numbers computed by hand."""
-
-import math
+"""Tornado bars, on numbers computed by hand."""
 
 import pytest
 
 from infercost.costmodel.api_bill import TokenPrices, api_bill
-from infercost.costmodel.sensitivity import SPAN_RULES, break_even_calls, default_spans, tornado
+from infercost.costmodel.sensitivity import SPAN_RULES, default_spans, tornado
 from infercost.costmodel.workload import WORKLOAD_FIELDS, Workload
 from infercost.errors import InputError
 
@@ -46,26 +44,3 @@ def test_default_spans_name_only_workload_fields_and_the_two_self_host_inputs():
 def test_default_spans_feed_tornado():
     bars = tornado(monthly_bill, BASE, default_spans(BASE))
     assert bars[0].name == "calls_per_day" and bars[-1].swing >= 0
-
-
-def test_break_even_of_a_flat_self_host_bill():
-    # $0.001 per call for 30 days against $3,000 a month: 3,000 / 0.03 = 100,000 calls/day
-    calls = break_even_calls(lambda n: 0.001 * n * 30, lambda n: 3000.0, 1_000, 10_000_000)
-    assert calls == pytest.approx(100_000, rel=1e-6)
-
-
-def test_break_even_is_the_first_crossing_of_a_step_function():
-    # $0.1 per call-per-day a month against $3,500 per replica of 40,000 calls/day: self-hosting wins on
-    # [35,000, 40,000], loses just above (two replicas: $7,000), wins again from 70,000.
-    calls = break_even_calls(lambda n: 0.1 * n, lambda n: 3500.0 * math.ceil(n / 40_000), 1_000, 1_000_000)
-    assert calls == pytest.approx(35_000, rel=1e-6)
-
-
-def test_break_even_at_the_low_end_and_never():
-    assert break_even_calls(lambda n: n, lambda n: 1.0, 10, 100) == 10
-    assert break_even_calls(lambda n: 0.001 * n, lambda n: 1e9, 10, 1e6) is None
-
-
-def test_break_even_needs_an_ordered_range():
-    with pytest.raises(InputError, match="^low:"):
-        break_even_calls(lambda n: n, lambda n: 1.0, 100, 10)

@@ -19,10 +19,10 @@ def options(at: AppTest):
 
 def test_apis_and_self_host_setups_share_one_table_with_their_basis():
     at = opened()
-    at.toggle(key="cmp_elastic").set_value(True).run()
+    at.multiselect(key="cmp_also_modes").set_value(["autoscaled", "offline_batch"]).run()
     table = options(at)
     kinds = set(table["kind"])
-    assert "API" in kinds and "self-host · always_on" in kinds and "self-host · elastic" in kinds
+    assert {"API", "self-host · always_on", "self-host · autoscaled", "self-host · offline_batch"} <= kinds
     bases = " ".join(table["basis"])
     assert "published" in bases and "roofline" in bases and "exact tokens" in bases
 
@@ -39,14 +39,42 @@ def test_a_speed_claim_is_placed_against_measurements():
     at = opened()
     at.number_input(key="cmp_claim").set_value(14_000).run()
     assert not at.exception
-    assert any("best measured per-user speed" in md.value for md in at.markdown)
-    assert any("if one replica really sustained 14,000" in md.value for md in at.markdown)
+    # the bundled tables are published, not measured here: the page must say so
+    assert any("best published per-user speed" in md.value for md in at.markdown)
+    assert not any("measured per-user" in md.value for md in at.markdown)
+    readings = next(frame.value for frame in at.dataframe if "reading" in frame.value.columns)
+    assert list(readings["reading"]) == ["as fitted", "if the claim held, per user", "if the claim held, aggregate"]
+    assert readings["replicas"].notna().all() and readings["cost_per_month"].notna().all()
 
 
-def test_the_bill_band_orders_its_percentiles():
+def band_values(at: AppTest) -> dict[str, float]:
+    return {m.label: float(m.value.strip("$").replace(",", "")) for m in at.metric if m.label.startswith("P")}
+
+
+def test_the_bill_band_orders_its_percentiles_and_contains_the_bill():
     at = opened()
-    values = {m.label: float(m.value.strip("$").replace(",", "")) for m in at.metric if m.label.startswith("P")}
-    assert values["P50 per month"] <= values["P90 per month"] <= values["P99 per month"]
+    values = band_values(at)
+    assert values["P10 per month"] < values["P50 per month"] <= values["P90 per month"] <= values["P99 per month"]
+    assert any("lies inside the P10–P90 band" in md.value for md in at.markdown)
+    assert any("calls per day (negative binomial" in c.value for c in at.caption)
+
+
+def test_the_band_of_a_self_host_setup_is_shown_too():
+    at = opened()
+    setup = next(option for option in at.selectbox(key="cmp_band_model").options if "H100" in option)
+    at.selectbox(key="cmp_band_model").set_value(setup).run()
+    assert not at.exception
+    assert "P50 per month" in band_values(at)
+
+
+def test_break_even_reads_as_regions_and_every_self_host_row_names_its_offer():
+    at = opened()
+    evens = next(frame.value for frame in at.dataframe if frame.value.index.name == "self_host")
+    words = " ".join(evens.stack().astype(str))
+    assert "cheaper from" in words or "cheaper above" in words
+    self_host = options(at)[options(at)["kind"].str.startswith("self-host")]
+    assert self_host["gpu_offer"].str.contains(r"\$\d+\.\d\d/h · \d+ d old").all()
+    assert self_host["flags"].str.contains("d old").any()  # the bundled GPU prices are months old: flagged on the row
 
 
 def test_changing_the_slo_can_make_a_setup_infeasible():
@@ -54,3 +82,24 @@ def test_changing_the_slo_can_make_a_setup_infeasible():
     at.number_input(key="cmp_ttft").set_value(1.0).run()
     assert not at.exception
     assert at.warning and "No measured point meets the SLO" in at.warning[0].value
+
+
+def test_picking_another_offer_for_a_gpu_reprices_its_setups():
+    at = opened()
+    box = at.selectbox(key="cmp_offer_pick_A100 80GB")
+    dearer = next(option for option in box.options if "Replicate" in option)
+    box.set_value(dearer).run()
+    assert not at.exception
+    row = options(at).set_index("option").filter(like="A100", axis=0).iloc[0]
+    assert row["gpu_offer"].startswith("Replicate on-demand $5.04/h")
+
+
+def test_autoscaled_setups_with_a_replica_cap_report_what_goes_unserved():
+    at = opened()
+    at.selectbox(key="cmp_mode").set_value("autoscaled").run()
+    at.number_input(key="cmp_max_replicas").set_value(1).run()
+    at.number_input(key="cmp_peak").set_value(20.0).run()
+    assert not at.exception
+    table = options(at)
+    assert (table["kind"] == "self-host · autoscaled").any()
+    assert table["flags"].str.contains("unserved demand").any()

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pandas as pd
 import plotly.express as px
 import streamlit as st
 
+from infercost.compare import break_even_table, options_table, row_flags
+from infercost.costmodel.scaling import SCALING_MODES
 from infercost.errors import InputError
+from infercost.performance.architectures import ARCHITECTURES
+from infercost.pricing import GpuPrice
 from infercost.tokenizers import LANGUAGE_NAMES, LANGUAGES
 from infercost.ui.cached import (
     catalog_json,
@@ -18,7 +23,11 @@ from infercost.ui.cached import (
     show_input_error,
     throughput_profiles,
 )
+from infercost.ui.setups import offer_choice, offers_for, throughput_for_gpu
 from infercost.ui.state import PROMPT_IN_CHARACTERS, init_state, profile_document
+
+CUSTOM_PRICE, ROOFLINE, OWN_POINTS = "(custom price)", "Roofline estimate for a model", "My own measured points"
+INCREMENTS = [1, 5, 15, 30, 60, 120, 180, 240, 360, 480, 720, 1440]
 
 catalog = catalog_json()
 yours = [entry["id"] for entry in st.session_state.get("price_overrides", [])]
@@ -56,47 +65,80 @@ with st.container(border=True):
     st.multiselect("Models", model_ids, key="api_models", help="Prices come from the catalog (see Prices).")
 
 with st.expander(
-    "Self-hosted setup (your measured operating points)",
+    "Self-hosted setup: a GPU, its offer and its throughput",
     expanded=bool(st.session_state["self_host"] or st.session_state.get("panel_setup")),
 ):
-    gpus = gpu_prices_json()
-    offers = {f"{g['gpu']} · {g['provider']} · {g['kind']} · ${g['price_per_hour']:.2f}/h": g for g in gpus}
+    profiles = throughput_profiles()
+    offers = [GpuPrice(**g) for g in gpu_prices_json()]
+    gpus = list(dict.fromkeys(o.gpu for o in offers))
     a, b, c = st.columns(3)
-    offer = a.selectbox("GPU offer", ["(custom price)", *offers], key="gpu_offer")
-    default_price = offers[offer]["price_per_hour"] if offer in offers else 2.5
-    price = b.number_input("Price per GPU-hour (US$)", min_value=0.01, max_value=1000.0, value=float(default_price),
-                           key=f"gpu_price_{offer}")  # fmt: skip
-    gpus_per_replica = c.number_input("GPUs per replica", min_value=1, max_value=1024, value=1, key="gpus_per_replica")
+    gpu = a.selectbox("GPU", gpus, index=gpus.index("H100 SXM") if "H100 SXM" in gpus else 0, key="bill_gpu")
+    choices = {offer_choice(o): o for o in offers_for(gpu, offers)}
+    picked = b.selectbox("GPU offer", [*choices, CUSTOM_PRICE], key=f"gpu_offer_{gpu}",
+                         help="Every catalog offer for this GPU; ⚠ marks prices older than 90 days")
+    offer = choices.get(picked)
+    price = c.number_input("Price per GPU-hour (US$)", min_value=0.01, max_value=1000.0,
+                           value=float(offer.price_per_hour if offer else 2.5),
+                           key=f"gpu_price_{gpu}_{picked}")  # fmt: skip
+    if offer is not None:
+        st.caption(f"Offer: [{offer.provider} {offer.kind}]({offer.source}) · as of {offer.as_of}")
+    measured_here = throughput_for_gpu(gpu, profiles)
+    sources = {f"{p.name} ({p.basis})": p for p in measured_here}
+    a, b, c = st.columns(3)
+    source = a.selectbox("Throughput on this GPU", [*sources, ROOFLINE, OWN_POINTS], key=f"bill_throughput_{gpu}",
+                         help="A profile measured or published on this GPU; else a roofline estimate")
+    gpus_per_replica = 1
+    if source in sources:
+        chosen = sources[source]
+        throughput, gpus_per_replica = {"run": chosen.id}, chosen.gpus_per_replica
+        st.caption(f"Model: **{chosen.model}** on {chosen.gpus_per_replica}× {gpu} · {chosen.basis} · {chosen.source}")
+    elif source == ROOFLINE:
+        model = b.selectbox("Model", list(ARCHITECTURES), index=list(ARCHITECTURES).index("llama-3.1-8b"),
+                            key="bill_roofline_model")  # fmt: skip
+        dtype = c.selectbox("Weights", ["bfloat16", "fp8", "int4"], key="bill_roofline_dtype")
+        gpus_per_replica = int(b.number_input("GPUs per replica", 1, 64, 1, key="gpus_per_replica"))
+        throughput = {"roofline": {"model": model, "gpu": gpu, "dtype": dtype, "gpus": gpus_per_replica}}
+        st.caption(f"Model: **{model}** on {gpus_per_replica}× {gpu} ({dtype}) · roofline estimate, not measured")
+    else:
+        gpus_per_replica = int(b.number_input("GPUs per replica", 1, 1024, 1, key="gpus_per_replica"))
+        example = next((p for p in profiles if "p95_tpot_ms" in p.points[0] and "H100" in p.hardware), profiles[0])
+        st.caption(f"Operating points of one replica: requests/s, output tokens/s and latencies at each concurrency. "
+                   f"Prefilled with *{example.name}* ({example.basis}, not measured here); "
+                   "replace them with yours.")  # fmt: skip
+        columns = ["concurrency", "request_throughput", "output_throughput", "mean_ttft_ms", "mean_tpot_ms",
+                   "p95_ttft_ms", "p95_tpot_ms"]  # fmt: skip
+        points = st.data_editor(pd.DataFrame(example.points).reindex(columns=columns), num_rows="dynamic",
+                                key="points_editor")  # fmt: skip
+        m_in, m_out = st.columns(2)
+        throughput = {"points": points.dropna(how="all").to_dict("records"),
+                      "input_len": m_in.number_input("Measured at input tokens", 1, 10**7,
+                                                     int(example.input_len or 1000), key="measured_in"),
+                      "output_len": m_out.number_input("Measured at output tokens", 1, 10**7,
+                                                       int(example.output_len or 200), key="measured_out")}  # fmt: skip
     a, b, c, d = st.columns(4)
     slo_ttft = a.number_input("SLO p95 TTFT (ms)", min_value=1.0, value=1000.0, key="slo_p95_ttft_ms")
     slo_tpot = b.number_input("SLO p95 TPOT (ms)", min_value=1.0, value=50.0, key="slo_p95_tpot_ms")
-    peak = c.number_input("Peak / average", min_value=1.0, max_value=100.0, value=2.0, key="peak_to_average")
-    mode = d.selectbox("Scaling", ["always_on", "elastic"], key="self_host_mode")
-    profiles = throughput_profiles()
-    example = next((p for p in profiles if "p95_tpot_ms" in p.points[0] and "H100" in p.hardware), profiles[0])
-    st.caption(f"Operating points of one replica: requests/s, output tokens/s and latencies at each concurrency. "
-               f"Prefilled with *{example.name}* ({example.basis}, not measured here); replace them with yours.")  # fmt: skip
-    columns = ["concurrency", "request_throughput", "output_throughput", "mean_ttft_ms", "mean_tpot_ms", "p95_ttft_ms",
-               "p95_tpot_ms"]
-    points = st.data_editor(
-        pd.DataFrame(example.points).reindex(columns=columns), num_rows="dynamic", key="points_editor"
-    )
-    a, b = st.columns(2)
-    measured_in = a.number_input(
-        "Measured at input tokens", 1, 10**7, int(example.input_len or 1000), key="measured_in"
-    )
-    measured_out = b.number_input(
-        "Measured at output tokens", 1, 10**7, int(example.output_len or 200), key="measured_out"
-    )
+    peak = c.number_input("Peak / average", min_value=1.0, max_value=23.9, value=2.0, key="peak_to_average")
+    mode = d.selectbox("Scaling", list(SCALING_MODES), key="self_host_mode")
+    scaling = {}
+    if mode != "always_on":
+        e, f, g, h, k = st.columns(5)
+        scaling = {
+            "max_replicas": int(k.number_input("Max replicas (0: none)", 0, 100_000, 0, key="max_replicas")) or None,
+            "cold_start_minutes": e.number_input("Cold start (min)", 0.0, 1440.0, 10.0, key="cold_start_minutes"),
+            "billing_increment_minutes": f.selectbox("Billing increment (min)", INCREMENTS, index=INCREMENTS.index(60),
+                                                     key="billing_increment_minutes"),
+            "min_replicas": int(g.number_input("Min replicas", 0, 100_000, 1, key="min_replicas")),
+            "deadline_hours": h.number_input("Batch deadline (h)", 0.5, 24.0, 24.0, key="deadline_hours"),
+        }  # fmt: skip
     if st.toggle("Include this setup in the bill", key="self_host_on"):
+        name = throughput.get("roofline", {}).get("model") or (sources[source].model.split("/")[-1]
+                                                               if source in sources else "my points")  # fmt: skip
         st.session_state["panel_setup"] = {
-            "name": offers[offer]["gpu"] if offer in offers else "custom GPU",
-            "gpu": offers[offer]["gpu"] if offer in offers else "custom",
-            "gpu_price_per_hour": price, "gpus_per_replica": int(gpus_per_replica),
-            "throughput": {"points": points.dropna(how="all").to_dict("records"), "input_len": measured_in,
-                           "output_len": measured_out},
-            "slo": {"p95_ttft_ms": slo_ttft, "p95_tpot_ms": slo_tpot},
-            "peak_to_average": peak, "mode": mode,
+            "name": f"{name} · {gpus_per_replica}× {gpu}", "gpu": gpu, "gpu_price_per_hour": price,
+            "gpus_per_replica": gpus_per_replica, "throughput": throughput,
+            "slo": {"p95_ttft_ms": slo_ttft, "p95_tpot_ms": slo_tpot}, "peak_to_average": peak, "mode": mode,
+            **scaling, **({"gpu_offer": offer.id} if offer else {}),
         }  # fmt: skip
     else:
         st.session_state["panel_setup"] = None
@@ -128,8 +170,9 @@ if not api.empty:
     m1.caption(f"{cheapest['model']} · ${cheapest['cost_per_million_tokens']:.3f} per 1M tokens")
     m2.metric("Input tokens per day", f"{cheapest['input_tokens_per_day']:,.0f}")
     m3.metric("Output tokens per day", f"{cheapest['output_tokens_per_day']:,.0f}")
-    shown = api[["model", "provider", "tokenizer", "fidelity", "prompt_tokens", "cost_per_day", "cost_per_month", "cost_per_call",
-                 "cost_per_million_tokens", "price_as_of", "price_source"]]  # fmt: skip
+    api["flags"] = [row_flags(row) for row in result["api"]]  # a missing batch tier or an overflow shows on its row
+    shown = api[["model", "cost_per_day", "cost_per_month", "cost_per_call", "cost_per_million_tokens", "flags",
+                 "provider", "tokenizer", "fidelity", "prompt_tokens", "price_as_of", "price_source"]]  # fmt: skip
     st.dataframe(
         shown.sort_values("cost_per_month"),
         hide_index=True,
@@ -139,13 +182,31 @@ if not api.empty:
             "cost_per_call": st.column_config.NumberColumn("US$/call", format="$%.6f"),
             "cost_per_million_tokens": st.column_config.NumberColumn("US$/1M tokens", format="$%.3f"),
             "price_source": st.column_config.LinkColumn("source"),
+            "flags": st.column_config.TextColumn("⚠ check"),
         },
         key="bill_table",
     )
 if not self_host.empty:
     st.markdown("**Self-hosted**")
-    st.dataframe(self_host[["name", "basis", "meets_slo", "replicas", "gpu_hours_per_day", "cost_per_month",
-                            "cost_per_million_tokens"]], hide_index=True)  # fmt: skip
+    shown = options_table({"profile": result["profile"], "api": [], "self_host": result["self_host"]})
+    shown["gpu_hours_per_day"] = shown["option"].map(self_host.set_index("name")["gpu_hours_per_day"])
+    cheapest_api = api.loc[api["cost_per_month"].idxmin(), "model"] if not api.empty else None
+    if cheapest_api:
+        words = break_even_table(result).query("api_model == @cheapest_api").set_index("self_host")["break_even"]
+        shown[f"vs {cheapest_api}"] = shown["option"].map(words)
+    st.dataframe(shown.drop(columns=["kind", "cost_per_call"]), hide_index=True, key="self_host_table", column_config={
+        "cost_per_month": st.column_config.NumberColumn("US$/month", format="dollar"),
+        "range": st.column_config.TextColumn("P10–P90"),
+        "cost_per_million_tokens": st.column_config.NumberColumn("US$/1M tok", format="$%.3f"),
+        "flags": st.column_config.TextColumn("⚠ check"),
+        "gpu_offer": st.column_config.TextColumn("GPU offer"),
+    })  # fmt: skip
+    hourly = pd.DataFrame([{"hour": hour, "replicas": count, "setup": row["name"]} for row in result["self_host"]
+                           for hour, count in enumerate(row["replicas_per_hour"])])  # fmt: skip
+    if any(row["mode"] != "always_on" for row in result["self_host"]):
+        figure = px.bar(hourly, x="hour", y="replicas", color="setup", barmode="group",
+                        labels={"hour": "hour of day", "replicas": "replicas running"})  # fmt: skip
+        st.plotly_chart(figure, key="replicas_by_hour")
 notes = [
     f"{row.get('model') or row.get('name')}: {w}"
     for row in result["api"] + result["self_host"]
@@ -168,5 +229,7 @@ with by_volume:
     curves = cost_curves(profile_json)
     figure = px.line(curves, x="calls_per_day", y="cost_per_month", color="option", log_x=True, log_y=True,
                      labels={"calls_per_day": "calls per day", "cost_per_month": "US$ per month"})  # fmt: skip
-    figure.add_vline(x=st.session_state["calls_per_day"], line_dash="dot", annotation_text="today")
+    figure.add_vline(x=st.session_state["calls_per_day"], line_dash="dot")  # plotly misplaces its text on log axes
+    figure.add_annotation(x=math.log10(st.session_state["calls_per_day"]), y=0.02, yref="paper", text="today",
+                          showarrow=False, xanchor="left")
     st.plotly_chart(figure, key="cost_by_volume")

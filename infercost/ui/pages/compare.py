@@ -4,35 +4,53 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
-from infercost.performance.architectures import ARCHITECTURES
-from infercost.compare import claim_check, options_table
+from infercost.compare import (
+    band_prompt_samples,
+    band_verdict,
+    break_even_spans,
+    break_even_table,
+    claim_check,
+    options_table,
+)
 from infercost.costmodel.owned import OwnedHardware
+from infercost.costmodel.scaling import SCALING_MODES
 from infercost.errors import InputError
+from infercost.performance.architectures import ARCHITECTURES
 from infercost.pricing import bundled_gpu_specs
 from infercost.profile import unique_name
 from infercost.ui.cached import (
     bill_band_json,
-    break_evens,
     catalog_json,
-    claim_costs,
+    claim_readings_frame,
     cost_curves,
     estimate_json,
+    self_host_band_json,
     show_input_error,
     throughput_profiles,
     tornado_bars,
 )
-from infercost.ui.setups import DEFAULT_SLO, default_setups, owned_price, rented_price, setup_spec
+from infercost.ui.setups import (
+    DEFAULT_SLO,
+    cheapest_offer,
+    default_setups,
+    offer_choice,
+    offers_for,
+    owned_price,
+    setup_spec,
+)
 from infercost.ui.state import init_state, profile_document
 
 init_state(st.session_state, [entry["id"] for entry in catalog_json()])
 profiles = throughput_profiles()
 specs = {spec.gpu: spec for spec in bundled_gpu_specs()}
 s = st.session_state
+s.setdefault("calls_per_day_cv", 0.15)
 
 st.title("Compare APIs and self-hosting")
 st.caption(
@@ -40,14 +58,30 @@ st.caption(
     f"· retry rate {s['retry_rate']:.0%} — change it on *Workload and bill*."
 )
 
-with st.expander("Self-host settings", expanded=False):
-    a, b, c, d = st.columns(4)
+MODES = list(SCALING_MODES)
+INCREMENTS = [1, 5, 15, 30, 60, 120, 180, 240, 360, 480, 720, 1440]
+with st.expander("Self-host settings: SLO and scaling", expanded=False):
+    a, b, c, d, e = st.columns(5)
     slo = {"p95_ttft_ms": a.number_input("SLO p95 TTFT (ms)", 1.0, 1e6, DEFAULT_SLO["p95_ttft_ms"], key="cmp_ttft"),
            "p95_tpot_ms": b.number_input("SLO p95 TPOT (ms)", 1.0, 1e5, DEFAULT_SLO["p95_tpot_ms"], key="cmp_tpot")}  # fmt: skip
-    common = {"slo": slo, "mode": "always_on",
-              "peak_to_average": c.number_input("Peak / average", 1.0, 100.0, 2.0, key="cmp_peak"),
+    mode = e.selectbox("Scaling", MODES, key="cmp_mode", help="always_on: peak replicas all day; autoscaled: follow a "
+                       "24-hour load shape; offline_batch: the day's volume within a deadline")  # fmt: skip
+    common = {"slo": slo, "mode": mode,
+              "peak_to_average": c.number_input("Peak / average", 1.0, 23.9, 2.0, key="cmp_peak",
+                                                help="Also sets the autoscaled day: a smooth curve peaking at 14:00"),
               "target_utilization": d.number_input("Target utilization", 0.05, 1.0, 0.8, key="cmp_util")}  # fmt: skip
-    with_elastic = st.toggle("Also show each setup autoscaled (elastic)", value=False, key="cmp_elastic")
+    f, g, h, i, j = st.columns(5)
+    top = g.number_input("Max replicas (0: no limit)", 0, 100_000, 0, key="cmp_max_replicas")
+    common |= {
+        "min_replicas": f.number_input("Min replicas (autoscaled)", 0, 100_000, 1, key="cmp_min_replicas"),
+        "max_replicas": int(top) or None,
+        "cold_start_minutes": h.number_input("Cold start (min)", 0.0, 1440.0, 10.0, key="cmp_cold_start",
+                                             help="A new replica is billed this long before it serves"),
+        "billing_increment_minutes": i.selectbox("Billing increment (min)", INCREMENTS, index=INCREMENTS.index(60),
+                                                 key="cmp_increment"),
+        "deadline_hours": j.number_input("Batch deadline (h)", 0.5, 24.0, 24.0, key="cmp_deadline"),
+    }  # fmt: skip
+    also = st.multiselect("Also show each setup as", [m for m in MODES if m != mode], key="cmp_also_modes")
 s.setdefault("compare_setups", default_setups([p for p in profiles if p.basis != "measured" or p.run_id is None], {}))
 
 with st.expander("Add a self-host setup (rented or owned)"):
@@ -69,11 +103,13 @@ with st.expander("Add a self-host setup (rented or owned)"):
         gpu, gpus = by_id[chosen].hardware, by_id[chosen].gpus_per_replica
         throughput, label = {"run": chosen}, f"{by_id[chosen].name} ({by_id[chosen].basis})"
     ownership = st.radio("GPUs", ["Rented", "Owned"], horizontal=True, key="cmp_ownership")
+    offer = None
     if ownership == "Rented":
-        default_price, note = rented_price(gpu)
-        price = st.number_input(
-            "US$ per GPU-hour", 0.01, 1000.0, float(default_price), key=f"cmp_rent_{gpu}", help=note
-        )
+        choices = {offer_choice(o): o for o in offers_for(gpu)}
+        picked = st.selectbox("GPU offer", [*choices, "(custom price)"], key=f"cmp_offer_{gpu}")
+        offer = choices.get(picked)
+        price = st.number_input("US$ per GPU-hour", 0.01, 1000.0, float(offer.price_per_hour if offer else 2.5),
+                                key=f"cmp_rent_{gpu}_{picked}", help=offer.source if offer else None)  # fmt: skip
     else:
         spec = specs.get(gpu)
         o1, o2, o3 = st.columns(3)
@@ -92,15 +128,28 @@ with st.expander("Add a self-host setup (rented or owned)"):
         label += " · owned"
     if st.button("Add setup", key="cmp_add"):
         label = unique_name(label, [setup["name"] for setup in s["compare_setups"]])
-        s["compare_setups"] = [*s["compare_setups"], setup_spec(label, throughput, price, {})]
+        s["compare_setups"] = [*s["compare_setups"], setup_spec(label, throughput, price, {}, gpu=gpu, offer=offer)]
 
 names = [setup["name"] for setup in s["compare_setups"]]
 kept = st.multiselect("Self-host setups", names, default=names, key=f"cmp_kept_{len(names)}")
-setups = [{**setup, **common} for setup in s["compare_setups"] if setup["name"] in kept]
-if with_elastic:
-    setups += [{**setup, "name": f"{setup['name']} · elastic", "mode": "elastic"} for setup in setups]
+rented_gpus = sorted({setup["gpu"] for setup in s["compare_setups"] if setup.get("gpu_offer")})
+picked_offers = {}
+with st.expander("GPU offers used by the rented setups (each offer's price, source and age)"):
+    for column, gpu in zip(st.columns(max(len(rented_gpus), 1)), rented_gpus, strict=False):
+        choices = {offer_choice(o): o for o in offers_for(gpu)}
+        picked_offers[gpu] = choices[column.selectbox(gpu, list(choices), key=f"cmp_offer_pick_{gpu}")]
 
-document = profile_document(s) | {"self_host": setups}
+
+def with_offer(setup: dict) -> dict:
+    """A rented setup at the offer picked for its GPU; owned and custom-priced setups keep their own price."""
+    offer = picked_offers.get(setup.get("gpu", "")) if setup.get("gpu_offer") else None
+    return setup if offer is None else {**setup, "gpu_offer": offer.id, "gpu_price_per_hour": offer.price_per_hour}
+
+
+setups = [{**with_offer(setup), **common} for setup in s["compare_setups"] if setup["name"] in kept]
+setups += [{**setup, "name": f"{setup['name']} · {other}", "mode": other} for other in also for setup in setups]
+
+document = profile_document(s) | {"self_host": setups, "calls_per_day_cv": s["calls_per_day_cv"]}
 profile_json = json.dumps(document, sort_keys=True, default=str)
 try:
     result = estimate_json(profile_json)
@@ -115,10 +164,17 @@ if not priced.empty:
     best = priced.iloc[0]
     st.metric("Cheapest option per month", f"${best['cost_per_month']:,.0f}")
     st.caption(f"{best['option']} ({best['kind']}, basis: {best['basis']})")
-st.dataframe(table, hide_index=True, key="options_table", column_config={
-    "cost_per_month": st.column_config.NumberColumn("US$/month", format="$%.0f"),
-    "cost_per_call": st.column_config.NumberColumn("US$/call", format="$%.6f"),
-    "cost_per_million_tokens": st.column_config.NumberColumn("US$/1M tokens", format="$%.3f"),
+st.dataframe(table, hide_index=True, key="options_table", width="stretch", column_config={
+    "option": st.column_config.TextColumn("option", width="medium"),
+    "cost_per_month": st.column_config.NumberColumn("US$/month", format="dollar", width="small"),
+    "range": st.column_config.TextColumn("P10–P90", width="small", help="The cost's range where the estimate has one"),
+    "cost_per_call": st.column_config.NumberColumn("US$/call", format="$%.5f", width="small"),
+    "cost_per_million_tokens": st.column_config.NumberColumn("US$/1M tok", format="$%.3f", width="small"),
+    "kind": st.column_config.TextColumn("kind", width="small"),
+    "replicas": st.column_config.NumberColumn("replicas", width="small"),
+    "flags": st.column_config.TextColumn("⚠ check", width="medium", help="What decides whether to trust the row"),
+    "gpu_offer": st.column_config.TextColumn("GPU offer", width="medium"),
+    "basis": st.column_config.TextColumn("basis", width="medium"),
 })  # fmt: skip
 infeasible = [r["name"] for r in result["self_host"] if not r["meets_slo"]]
 if infeasible:
@@ -130,36 +186,39 @@ with st.expander("Basis and notes of every self-host figure"):
                     + "".join(f"\n  - {w}" for w in row["warnings"]))  # fmt: skip
 
 bars, volume, movers, claims, band = st.tabs(
-    [
-        "Cost per month",
-        "Against volume (break-even)",
-        "What moves the answer",
-        "Check a speed claim",
-        "Bill band (P50–P99)",
-    ]
-)
+    ["Cost per month", "Against volume (break-even)", "What moves the answer", "Check a speed claim",
+     "Bill band (P10–P99)"]
+)  # fmt: skip
 with bars:
     st.plotly_chart(px.bar(priced, x="cost_per_month", y="option", color="kind", orientation="h",
                            labels={"cost_per_month": "US$ per month", "option": ""}), key="cmp_bars")  # fmt: skip
 with volume:
+    api_models = table[table["kind"] == "API"]["option"].tolist()
+    setup_names = [r["name"] for r in result["self_host"] if r["meets_slo"]]
+    a, b = st.columns(2)
+    against = a.selectbox("API model", api_models, key="cmp_break_even_model") if api_models else None
+    chosen_setup = b.selectbox("Self-host setup", setup_names, key="cmp_break_even_setup") if setup_names else None
     curves = cost_curves(profile_json)
-    figure = px.line(curves, x="calls_per_day", y="cost_per_month", color="option", log_x=True, log_y=True,
-                     labels={"calls_per_day": "calls per day", "cost_per_month": "US$ per month"})  # fmt: skip
-    figure.add_vline(x=s["calls_per_day"], line_dash="dot", annotation_text="today")
-    evens = break_evens(profile_json)
-    for row in evens.dropna().itertuples():
-        if row.api_model == (
-            table[table["kind"] == "API"]["option"].iloc[0] if (table["kind"] == "API").any() else None
-        ):
-            figure.add_vline(x=row.break_even_calls_per_day, line_dash="dash", line_color="gray",
-                             annotation_text=f"break-even: {row.self_host}", annotation_textangle=-90)  # fmt: skip
-    st.plotly_chart(figure, key="cmp_curves")
-    st.caption(
-        "Break-even: the calls/day from which self-hosting costs no more than the API (blank: not within ×1000)."
-    )
-    st.dataframe(
-        evens.pivot(index="self_host", columns="api_model", values="break_even_calls_per_day"), key="cmp_evens"
-    )
+    if against and chosen_setup:
+        shown = curves[curves["option"].isin([against, chosen_setup])]
+        labels = {"calls_per_day": "calls per day", "cost_per_month": "US$ per month", "option": ""}
+        figure = px.line(shown, x="calls_per_day", y="cost_per_month", color="option", log_x=True, log_y=True,
+                         labels=labels)
+        figure.add_vline(x=s["calls_per_day"], line_dash="dot")
+        figure.add_annotation(x=np.log10(s["calls_per_day"]), y=0.02, yref="paper", text="today", showarrow=False,
+                              xanchor="left")
+        high = float(curves["calls_per_day"].max())
+        spans = break_even_spans(result, against, high)
+        for span in spans[spans["self_host"] == chosen_setup].itertuples():
+            figure.add_vrect(x0=span[2], x1=min(span[3], high), fillcolor="green", opacity=0.15, line_width=0)
+        figure.update_layout(legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0})
+        st.plotly_chart(figure, key="cmp_curves")
+        words = break_even_table(result).set_index(["self_host", "api_model"])["break_even"]
+        st.markdown(f"**{chosen_setup}** against **{against}**: {words[(chosen_setup, against)]} "
+                    "(shaded; exact on the cost steps, searched to 1,000× today's volume).")  # fmt: skip
+    evens = break_even_table(result)
+    st.dataframe(evens.pivot(index="self_host", columns="api_model", values="break_even"), key="cmp_evens",
+                 width="stretch")  # fmt: skip
 with movers:
     option = st.selectbox("Option", priced["option"].tolist(), key="cmp_tornado_option")
     if option:
@@ -184,46 +243,88 @@ with claims:
     by_id = {p.id: p for p in profiles}
     chosen = b.selectbox("Against", list(by_id), format_func=lambda i: by_id[i].name, key="cmp_claim_profile")
     if chosen:
-        check = claim_check(claim, by_id[chosen])
-        figure = px.scatter(check, x="aggregate_tokens_per_s", y="per_user_tokens_per_s", text="concurrency", log_x=True,
-                            labels={"aggregate_tokens_per_s": "aggregate output tokens/s (per replica)",
-                                    "per_user_tokens_per_s": "per-user tokens/s"})  # fmt: skip
-        figure.add_hline(y=claim, line_dash="dash", annotation_text="claim as per-user speed")
-        figure.add_vline(x=claim, line_dash="dot", annotation_text="claim as aggregate")
+        chosen_profile = by_id[chosen]
+        check = claim_check(claim, chosen_profile).dropna(subset=["per_user_tokens_per_s", "aggregate_tokens_per_s"])
+        figure = px.line(check, x="aggregate_tokens_per_s", y="per_user_tokens_per_s", text="concurrency",
+                         markers=True, log_x=True, log_y=True,
+                         labels={"aggregate_tokens_per_s": "aggregate output tokens/s (one replica)",
+                                 "per_user_tokens_per_s": "per-user tokens/s (1000 / TPOT)"})  # fmt: skip
+        figure.update_traces(texttemplate="c=%{text}", textposition="top right")
+        # lines without annotation_text: on log axes plotly places a line's own annotation off the chart
+        figure.add_hline(y=claim, line_dash="dash", line_color="red")
+        figure.add_vline(x=claim, line_dash="dot", line_color="red")
+        figure.add_annotation(x=0.01, xref="paper", y=np.log10(claim), text="claim read as per-user speed",
+                              showarrow=False, xanchor="left", yanchor="top", font_color="red")
+        figure.add_annotation(x=np.log10(claim), y=0.5, yref="paper", text="claim read as aggregate", textangle=-90,
+                              showarrow=False, xanchor="right", font_color="red")  # fmt: skip
+        values = [*check["aggregate_tokens_per_s"], *check["per_user_tokens_per_s"], claim]
+        low, high = np.log10(max(min(values), 1e-3)) - 0.2, np.log10(max(values)) + 0.2
+        figure.update_xaxes(range=[low, high])
+        figure.update_yaxes(range=[low, high])
         st.plotly_chart(figure, key="cmp_claim_chart")
-        best_user, best_total = check["per_user_tokens_per_s"].max(), check["aggregate_tokens_per_s"].max()
-        st.markdown(
-            f"{claim:,.0f} tokens/s is **{claim / best_user:,.1f}×** the best measured per-user speed "
-            f"({best_user:,.0f} tokens/s, at concurrency {check.loc[check['per_user_tokens_per_s'].idxmax(), 'concurrency']:g}) "
-            f"and **{claim / best_total:,.1f}×** the best aggregate throughput ({best_total:,.0f} tokens/s, at concurrency "
-            f"{check.loc[check['aggregate_tokens_per_s'].idxmax(), 'concurrency']:g}) of *{by_id[chosen].name}*. "
-            "A speed claim means little without its concurrency, input and output lengths, and hardware."
-        )  # fmt: skip
-        spec = setup_spec("claim", {"run": chosen}, rented_price(by_id[chosen].hardware)[0], common)
-        costs = claim_costs(profile_json, json.dumps(spec), claim)
-        as_measured = f"${costs['measured']:,.0f}" if costs["measured"] is not None else "no cost (no point meets the SLO)"
-        st.markdown(
-            f"For this workload on *{by_id[chosen].name}* (rented at its cheapest on-demand price): **{as_measured}** "
-            f"per month as measured; **${costs['claimed']:,.0f}** if one replica really sustained {claim:,.0f} "
-            "output tokens/s."
-        )  # fmt: skip
-        st.dataframe(check, hide_index=True, key="cmp_claim_table")
+        word = chosen_profile.basis
+        if check.empty:
+            st.info(f"*{chosen_profile.name}* reports no per-user speed (TPOT) to place the claim against.")
+        else:
+            top_user = check.loc[check["per_user_tokens_per_s"].idxmax()]
+            top_total = check.loc[check["aggregate_tokens_per_s"].idxmax()]
+            st.markdown(
+                f"{claim:,.0f} tokens/s is **{claim / top_user['per_user_tokens_per_s']:,.1f}×** the best {word} "
+                f"per-user speed ({top_user['per_user_tokens_per_s']:,.0f} tokens/s, at concurrency "
+                f"{top_user['concurrency']:g}) and **{claim / top_total['aggregate_tokens_per_s']:,.1f}×** the best "
+                f"{word} aggregate throughput ({top_total['aggregate_tokens_per_s']:,.0f} tokens/s, at concurrency "
+                f"{top_total['concurrency']:g}) of *{chosen_profile.name}* "
+                f"({word}: {chosen_profile.source or 'no source'})."
+            )  # fmt: skip
+        claim_offer = cheapest_offer(chosen_profile.hardware)
+        spec = setup_spec("claim", {"run": chosen}, claim_offer.price_per_hour if claim_offer else 2.5, common,
+                          gpu=chosen_profile.hardware, offer=claim_offer)  # fmt: skip
+        readings = claim_readings_frame(profile_json, json.dumps(spec), claim)
+        rented = offer_choice(claim_offer) if claim_offer else "US$2.50/GPU-hour (no catalog offer)"
+        st.markdown(f"What this workload needs on *{chosen_profile.name}*, rented at {rented}:")
+        st.dataframe(readings, hide_index=True, key="cmp_claim_readings", width="stretch", column_config={
+            "requests_per_s": st.column_config.NumberColumn("requests/s per replica", format="%.2f"),
+            "calls_per_day_per_replica": st.column_config.NumberColumn("calls/day per replica", format="localized"),
+            "cost_per_month": st.column_config.NumberColumn("US$/month", format="dollar"),
+        })  # fmt: skip
+        costs = readings["cost_per_month"].dropna()
+        if len(costs) > 1 and costs.nunique() == 1:
+            st.caption(f"Every reading costs the same here: at {s['calls_per_day']:,} calls/day "
+                       f"{int(readings['replicas'].iloc[0])} replica(s) carry the workload either way. As {word}, one "
+                       f"replica carries {readings['calls_per_day_per_replica'].iloc[0]:,.0f} calls/day at the peak; "
+                       "the claim matters beyond that volume.")  # fmt: skip
+        with st.expander("Every point of the table"):
+            st.dataframe(check, hide_index=True, key="cmp_claim_table")
 with band:
-    api_models = table[table["kind"] == "API"]["option"].tolist()
-    if api_models:
-        model_id = st.selectbox("Model", api_models, key="cmp_band_model")
-        distribution = s.get("prompt_distribution") or {}
-        samples = next(iter(distribution.values()), None)
-        st.caption("Prompt lengths drawn from your corpus (Tokens page)" if samples is not None
-                   else "Fixed prompt length; load a corpus on the Tokens page to draw real lengths")  # fmt: skip
-        simulated = bill_band_json(profile_json, model_id, tuple(samples) if samples is not None else None)
+    options = priced["option"].tolist()
+    chosen_option = st.selectbox("Option", options, key="cmp_band_model") if options else None
+    st.number_input("Day-to-day spread of calls per day (CV)", 0.0, 10.0, step=0.05, key="calls_per_day_cv",
+                    help="Calls per day are drawn from a negative binomial around your forecast with this coefficient "
+                         "of variation; 0.15 by default, since real traffic varies more from day to day than "
+                         "independent arrivals would (weekdays, launches, incidents).")  # fmt: skip
+    if chosen_option:
+        api_rows = {r["model"]: r for r in result["api"]}
+        if chosen_option in api_rows:
+            row = api_rows[chosen_option]
+            samples, drawn = band_prompt_samples(s.get("prompt_distribution"), row["tokenizer"])
+            simulated = bill_band_json(profile_json, chosen_option, tuple(samples) if samples is not None else None)
+        else:
+            row = next(r for r in result["self_host"] if r["name"] == chosen_option)
+            drawn = "self-host: volume moves an autoscaled or batch fleet; an always-on fleet is sized once"
+            simulated = self_host_band_json(profile_json, chosen_option, json.dumps(row.get("expected_error") or {}))
         monthly = simulated["monthly"]
-        m1, m2, m3 = st.columns(3)
+        m0, m1, m2, m3 = st.columns(4)
+        m0.metric("P10 per month", f"${monthly['p10']:,.0f}")
         m1.metric("P50 per month", f"${monthly['p50']:,.0f}")
         m2.metric("P90 per month", f"${monthly['p90']:,.0f}")
         m3.metric("P99 per month", f"${monthly['p99']:,.0f}")
         figure = px.histogram(pd.DataFrame({"US$ per month": simulated["monthly_bills"]}), x="US$ per month", nbins=60)
-        for label in ("p50", "p90", "p99"):
+        for label in ("p10", "p50", "p90", "p99"):
             figure.add_vline(x=monthly[label], line_dash="dash", annotation_text=label.upper())
+        figure.add_vline(x=row["cost_per_month"], line_color="red", annotation_text="bill",
+                         annotation_position="bottom right")
         st.plotly_chart(figure, key="cmp_band_chart")
-        st.caption(f"{simulated['method']} simulation: retries and truncations drawn per call, every attempt billed.")
+        st.markdown(band_verdict(row["cost_per_month"], monthly))
+        sources = ", ".join(simulated["sources"]) or "nothing varies: the band is the bill"
+        st.caption(f"Varied: {sources}. Lengths: {drawn}. "
+                   f"Each simulated month is {s['days_per_month']} independent days.")

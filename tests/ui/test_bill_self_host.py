@@ -1,0 +1,57 @@
+"""The bill page's self-host panel: a GPU picks its offer and its throughput, and names the model (AppTest)."""
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+PAGE = str(Path(__file__).resolve().parents[2] / "infercost/ui/pages/bill.py")
+
+
+def with_self_host() -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    at.toggle(key="self_host_on").set_value(True).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def self_host_table(at: AppTest):
+    return next(frame.value for frame in at.dataframe if "gpu_offer" in frame.value.columns)
+
+
+def test_choosing_a_gpu_picks_its_throughput_and_names_the_model():
+    # Regression (issue 9): picking an A100 offer used to price H100 throughput at the A100 rate.
+    at = with_self_host()
+    at.selectbox(key="bill_gpu").set_value("A100 80GB").run()
+    assert not at.exception
+    setup = at.session_state["panel_setup"]
+    assert setup["gpu"] == "A100 80GB" and "a100" in setup["throughput"]["run"]
+    assert any("Model: **meta-llama/Meta-Llama-3-8B-Instruct** on 1× A100 80GB" in c.value for c in at.caption)
+    row = self_host_table(at).iloc[0]
+    assert "A100" in row["option"] and "a100" in row["basis"]
+
+
+def test_a_gpu_nobody_measured_gets_a_roofline_estimate_for_a_named_model():
+    at = with_self_host()
+    at.selectbox(key="bill_gpu").set_value("L40S").run()
+    assert at.selectbox(key="bill_throughput_L40S").value.startswith("Roofline")
+    assert at.session_state["panel_setup"]["throughput"]["roofline"] == {"model": "llama-3.1-8b", "gpu": "L40S",
+                                                                         "dtype": "bfloat16", "gpus": 1}  # fmt: skip
+    assert self_host_table(at).iloc[0]["basis"].startswith("roofline")
+
+
+def test_the_offer_sets_the_price_and_shows_its_age():
+    at = with_self_host()
+    offers = at.selectbox(key="gpu_offer_H100 SXM")
+    spot = next(option for option in offers.options if "spot" in option)
+    offers.set_value(spot).run()
+    setup = at.session_state["panel_setup"]
+    assert setup["gpu_offer"] == "gcp-h100-sxm-spot" and setup["gpu_price_per_hour"] == 2.25
+    assert "d old" in self_host_table(at).iloc[0]["gpu_offer"]
+
+
+def test_autoscaling_shows_replicas_by_hour():
+    at = with_self_host()
+    at.selectbox(key="self_host_mode").set_value("autoscaled").run()
+    assert not at.exception
+    assert at.session_state["panel_setup"]["mode"] == "autoscaled"
+    assert len(at.get("plotly_chart")) >= 3  # bars, curves and the replicas running in each hour
