@@ -15,7 +15,8 @@ import json
 import sys
 import time
 
-from infercost.performance.expected_error import EXPECTED_ERROR_PATH
+from infercost.performance.expected_error import CALIBRATIONS_PATH, EXPECTED_ERROR_PATH
+from infercost.performance.predict import calibrate_bundled_groups
 from infercost.performance.profiles import validation_tables
 from infercost.performance.validation import METRICS, TARGETS, TRANSFERS, meets_targets, ratio_summary, validate
 
@@ -23,7 +24,9 @@ from infercost.performance.validation import METRICS, TARGETS, TRANSFERS, meets_
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--transfer", action="append", choices=TRANSFERS, help="transfers to run (default: all)")
-    parser.add_argument("--write", action="store_true", help=f"store the summary in {EXPECTED_ERROR_PATH.name}")
+    parser.add_argument("--write", action="store_true",
+                        help=f"store the summary in {EXPECTED_ERROR_PATH.name} and each bundled setup's calibration "
+                        f"in {CALIBRATIONS_PATH.name}")  # fmt: skip
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     args = parser.parse_args(argv)
     tables = validation_tables()
@@ -34,6 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     summary["met"] = {t: meets_targets(summary["transfers"], t, ratios if t == "gpu" else ()) for t in summary["transfers"]}
     if args.write:
         EXPECTED_ERROR_PATH.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+        CALIBRATIONS_PATH.write_text(json.dumps(calibrate_bundled_groups(), indent=1) + "\n", encoding="utf-8")
     if args.json:
         print(json.dumps(summary, indent=2))
         return 0

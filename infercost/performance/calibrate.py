@@ -19,7 +19,8 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -120,6 +121,21 @@ class Calibration:
     engine: EngineConfig | None = None  # the scheduling the fit chose; None: the setup's own
     ttft_correction: NDArray | None = None  # on _load_terms: log(measured / simulated) mean TTFT
     notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, object]:
+        return {"coefficients": self.as_dict(), "points": self.points, "p95_ttft_scale": self.p95_ttft_scale,
+                "p95_tpot_scale": self.p95_tpot_scale,
+                "engine": None if self.engine is None else asdict(self.engine),
+                "ttft_correction": None if self.ttft_correction is None else self.ttft_correction.tolist()}  # fmt: skip
+
+    @classmethod
+    def from_json(cls, document: dict[str, Any]) -> Calibration:
+        engine = document.get("engine")
+        correction = document.get("ttft_correction")
+        return cls(np.array([document["coefficients"][name] for name in FEATURES]), int(document["points"]),
+                   float(document["p95_ttft_scale"]), float(document["p95_tpot_scale"]),
+                   None if engine is None else EngineConfig(**engine),
+                   None if correction is None else np.array(correction))  # fmt: skip
 
     def applied_to(self, setup: Setup) -> Setup:
         return setup if self.engine is None else replace(setup, engine=self.engine)
@@ -270,7 +286,15 @@ def predict_rate(setup: Setup, calibration: Calibration, rate_per_s: float, inpu
     setup = calibration.applied_to(setup)
     trace = simulate_poisson(setup.cost, setup.config, calibration.coefficients, rate_per_s=rate_per_s,
                              input_len=input_len, output_len=output_len)  # fmt: skip
-    duration_s = float(trace.duration @ calibration.coefficients) / 1000.0
-    served = trace.completed / duration_s if duration_s > 0 else rate_per_s
-    return _summary(trace, calibration, "rate", rate_per_s, input_len, output_len, min(served, rate_per_s),
-                    saturated=served < 0.95 * rate_per_s)  # fmt: skip
+    theta = calibration.coefficients
+    order = np.argsort(trace.arrival @ theta)
+    ttft_ms = (trace.ttft @ theta)[order]
+    quarter = max(1, len(order) // 4)
+    # a queue that grows for as long as requests keep coming: the engine cannot keep up with this rate
+    growing = ttft_ms[-quarter:].mean() > 1.5 * ttft_ms[:quarter].mean() + 50.0
+    finishes_ms = np.sort(trace.finish @ theta)
+    half = finishes_ms[len(finishes_ms) // 2:]
+    served = (len(half) - 1) / ((half[-1] - half[0]) / 1000.0) if len(half) > 1 and half[-1] > half[0] else rate_per_s
+    saturated = bool(growing) or served < 0.95 * rate_per_s
+    return _summary(trace, calibration, "rate", rate_per_s, input_len, output_len,
+                    min(served, rate_per_s) if saturated else rate_per_s, saturated=saturated)  # fmt: skip

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 EXPECTED_ERROR_PATH = Path(__file__).with_name("data") / "expected_error.json"
+CALIBRATIONS_PATH = Path(__file__).with_name("data") / "calibrations.json"
 
 
 @cache
@@ -21,6 +22,15 @@ def expected_errors() -> dict[str, Any]:
     if not EXPECTED_ERROR_PATH.exists():
         return {}
     return json.loads(EXPECTED_ERROR_PATH.read_text(encoding="utf-8"))
+
+
+@cache
+def stored_calibrations() -> dict[str, Any]:
+    """Each bundled setup's calibration on all its tables, keyed by group, with a fingerprint of what it was fitted
+    to (a changed table or engine model makes it stale, and it is fitted afresh)."""
+    if not CALIBRATIONS_PATH.exists():
+        return {}
+    return json.loads(CALIBRATIONS_PATH.read_text(encoding="utf-8"))
 
 
 def expected_error(transfer: str) -> dict[str, dict[str, float]]:

@@ -13,6 +13,7 @@ Every result names its basis, its source and the error the validation harness me
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -23,7 +24,8 @@ from infercost.errors import InputError
 from infercost.performance.architectures import find_architecture
 from infercost.performance.calibrate import PRIOR, Calibration, Prediction, Setup, fit, predict_concurrency, predict_rate
 from infercost.performance.engine import ENGINE_PRESETS, kv_capacity_tokens
-from infercost.performance.expected_error import expected_error
+from infercost.performance.expected_error import expected_error, stored_calibrations
+from infercost.performance.validation import Table
 from infercost.performance.profiles import (
     ThroughputProfile,
     closed_loop_profiles,
@@ -37,6 +39,7 @@ from infercost.performance.profiles import (
 )
 
 DEFAULT_CONCURRENCIES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
+ENGINE_MODEL_VERSION = 1  # bump when the simulation or the fit changes, so stored calibrations are refitted
 ROOFLINE_SOURCE = re.compile(r"^roofline:(?P<model>[^@]+)@(?P<gpus>\d+)x(?P<gpu>[^:]+)(?::(?P<dtype>[\w.]+))?$")
 
 
@@ -80,13 +83,36 @@ def _check_shape(input_len: int, output_len: int) -> None:
             raise InputError(name, f"must be a whole number of tokens from 1 to 2,000,000, got {value!r}")
 
 
+def group_fingerprint(tables: Sequence[Table]) -> str:
+    """What a stored calibration was fitted to: the setup and every observation (and the engine model's version)."""
+    text = repr((ENGINE_MODEL_VERSION, tables[0].setup, [t.observations for t in tables]))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def group_key(table: Table) -> str:
+    return "/".join(table.group)
+
+
 @cache
 def _calibrated_bundled(profile_id: str) -> Calibration:
     """A bundled table's setup fitted on every table of that setup (all its shapes): what ``shape`` transfer
-    measures. Cached: bundled data does not change while the program runs."""
+    measures. Taken from ``data/calibrations.json`` when its fingerprint matches, else fitted (seconds)."""
     table = next(t for t in validation_tables() if t.id == profile_id)
-    group = [o for t in validation_tables() if t.group == table.group for o in t.observations]
-    return fit(table.setup, group)
+    members = [t for t in validation_tables() if t.group == table.group]
+    stored = stored_calibrations().get(group_key(table))
+    if stored and stored.get("fingerprint") == group_fingerprint(members):
+        return Calibration.from_json(stored["calibration"])
+    return fit(table.setup, [o for t in members for o in t.observations])
+
+
+def calibrate_bundled_groups() -> dict[str, dict[str, object]]:
+    """Every bundled setup's calibration, as ``bench.prediction_accuracy --write`` stores it."""
+    groups: dict[str, list[Table]] = {}
+    for table in validation_tables():
+        groups.setdefault(group_key(table), []).append(table)
+    return {key: {"fingerprint": group_fingerprint(members), "tables": [t.id for t in members],
+                  "calibration": fit(members[0].setup, [o for t in members for o in t.observations]).to_json()}
+            for key, members in groups.items()}  # fmt: skip
 
 
 def calibrate_profile(profile: ThroughputProfile) -> tuple[Setup, Calibration, str]:
@@ -203,4 +229,41 @@ def predict_source(
     if profile.offline:
         raise InputError("source", f"{source} is an offline maximum-throughput table (no latencies); name a "
                                    "closed-loop sweep, or use roofline:MODEL@NxGPU:DTYPE")  # fmt: skip
+    try:
+        engine_setup(profile)
+    except InputError as reason:
+        if rates:
+            raise InputError("rate", f"open-loop rates need the engine model, which cannot simulate {source}: "
+                                     f"{reason}") from None  # fmt: skip
+        return predict_simple(profile, input_len, output_len, reason=str(reason), concurrencies=concurrencies)
     return predict_profile(profile, input_len, output_len, concurrencies=concurrencies, rates=rates)
+
+
+def predict_simple(
+    profile: ThroughputProfile, input_len: int, output_len: int, *, reason: str,
+    concurrencies: Sequence[int] | None = None,
+) -> PredictedProfile:  # fmt: skip
+    """A profile the engine model cannot simulate (a CPU run, an architecture or GPU without data): its points
+    carried by the simple fitted model of ``perfmodel``, whose error the harness has not measured."""
+    from infercost.performance.perfmodel import MeasuredPoint, fit_performance_model
+
+    _check_shape(input_len, output_len)
+    if not (profile.input_len and profile.output_len):
+        raise InputError("run", f"{profile.id} does not say the token shape it was measured at")
+    measured = [MeasuredPoint(p["concurrency"], profile.input_len, profile.output_len, p["request_throughput"],
+                              p.get("mean_ttft_ms"), p.get("mean_tpot_ms") or p.get("mean_itl_ms"))
+                for p in profile.points if p.get("request_throughput") and p.get("concurrency")]  # fmt: skip
+    model = fit_performance_model(measured)
+    levels = concurrencies or [int(p.concurrency) for p in measured]
+    points = []
+    for c in levels:
+        q = model.predict(c, input_len, output_len)
+        e2el = q.mean_ttft_ms + (output_len - 1) * q.mean_tpot_ms
+        points.append(Prediction("concurrency", c, input_len, output_len, q.request_throughput, q.output_throughput,
+                                 q.mean_ttft_ms, q.p95_ttft_ms or q.mean_ttft_ms, q.mean_tpot_ms,
+                                 q.p95_tpot_ms or q.mean_tpot_ms, e2el, e2el))  # fmt: skip
+    notes = [f"the engine model cannot simulate this setup ({reason}); the points are carried by a simple fitted "
+             "model (prefill and decode time against length and concurrency), whose error is not measured",
+             *(f"assumed: {a}" for a in model.assumptions)]  # fmt: skip
+    return PredictedProfile("fitted", profile.id, profile.model, profile.hardware, profile.gpus_per_replica or 1,
+                            profile.dtype, input_len, output_len, points, "none", {}, Calibration(PRIOR, 0), notes)

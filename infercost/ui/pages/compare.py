@@ -44,6 +44,7 @@ from infercost.ui.setups import (
     owned_price,
     setup_spec,
 )
+from infercost.ui.prediction import show_prediction
 from infercost.ui.state import init_state, profile_document
 
 init_state(st.session_state, [entry["id"] for entry in catalog_json()])
@@ -185,9 +186,9 @@ with st.expander("Basis and notes of every self-host figure"):
         st.markdown(f"- **{row['name']}**: {row['basis']}{' · ' + note if note else ''}"
                     + "".join(f"\n  - {w}" for w in row["warnings"]))  # fmt: skip
 
-bars, volume, movers, claims, band = st.tabs(
+bars, volume, movers, claims, band, engine = st.tabs(
     ["Cost per month", "Against volume (break-even)", "What moves the answer", "Check a speed claim",
-     "Bill band (P10–P99)"]
+     "Bill band (P10–P99)", "Predicted against measured"]
 )  # fmt: skip
 with bars:
     st.plotly_chart(px.bar(priced, x="cost_per_month", y="option", color="kind", orientation="h",
@@ -328,3 +329,20 @@ with band:
         sources = ", ".join(simulated["sources"]) or "nothing varies: the band is the bill"
         st.caption(f"Varied: {sources}. Lengths: {drawn}. "
                    f"Each simulated month is {s['days_per_month']} independent days.")
+with engine:
+    sources = {setup["name"]: setup["throughput"] for setup in setups if "points" not in setup["throughput"]}
+    picked = st.selectbox("Self-host setup", list(sources), key="cmp_engine_setup") if sources else None
+    if picked:
+        spec = sources[picked]
+        by_id = {p.id: p for p in profiles}
+        if "run" in spec and spec["run"] in by_id:
+            chosen = by_id[spec["run"]]
+            source, measured = chosen.id, chosen.points
+            shape = (round(chosen.input_len), round(chosen.output_len)) if chosen.input_len and chosen.output_len \
+                else None  # fmt: skip
+        else:
+            r = spec["roofline"]
+            source = f"roofline:{r['model']}@{r.get('gpus', 1)}x{r['gpu']}:{r.get('dtype', 'bfloat16')}"
+            measured, shape = [], None
+        show_prediction(source, measured, shape, (max(1, round(s["prompt_tokens"])), max(1, round(s["output_tokens"]))),
+                        key="cmp_engine_chart")  # fmt: skip

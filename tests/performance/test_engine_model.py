@@ -1,0 +1,176 @@
+"""The engine model: a continuous-batching simulation whose step costs are fitted to points."""
+
+import json
+import math
+import subprocess
+import sys
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from infercost.performance.calibrate import PRIOR, Calibration, Observation, fit, predict_concurrency, predict_rate
+from infercost.performance.engine import ENGINE_PRESETS, Hardware, simulate_closed_loop, step_cost
+from infercost.performance.profiles import engine_setup, find_profile, validation_tables
+from infercost.performance.validation import TARGETS, meets_targets, validate
+
+NIM_8B_FP8 = "published:nim-trtllm-llama-3-8b-instruct-1xh100-fp8-200in-1000out"
+THETA = np.array([0.3, 1.5, 2.0, 2.0, 0.01, 1.0])
+
+
+@pytest.fixture(scope="module")
+def setup():
+    return engine_setup(find_profile(NIM_8B_FP8))
+
+
+def test_one_user_waits_one_prefill_then_one_decode_step_per_token(setup):
+    """c=1, no client delay: TTFT is one prefill step, TPOT one decode step at the growing context, by hand."""
+    cost, config = setup.cost, setup.config
+    trace = simulate_closed_loop(cost, config, THETA, concurrency=1, input_len=500, output_len=11)
+    prefill_ms = (cost.decode(0, 0) + cost.prefill(500, 0)) @ THETA
+    decode_ms = sum(cost.decode(1, 501 + k) @ THETA for k in range(10))
+    # rounds 2 and 3 are measured (the first is warm-up): the same each time for one user
+    assert trace.ttft @ THETA == pytest.approx([prefill_ms] * 2)
+    assert trace.tpot @ THETA == pytest.approx([decode_ms / 10] * 2)
+
+
+def test_a_full_kv_cache_caps_the_batch_and_the_queue_shows_in_ttft(setup):
+    small = replace(setup, engine=replace(setup.engine, kv_capacity_tokens=20 * 2000))  # 20 sequences of 2000
+    calibration = Calibration(THETA, 0)
+    at_20 = predict_concurrency(small, calibration, 20, 1000, 1000)
+    at_80 = predict_concurrency(small, calibration, 80, 1000, 1000)
+    assert at_80.request_throughput == pytest.approx(at_20.request_throughput, rel=0.1)
+    assert at_80.mean_ttft_ms > 3 * at_20.mean_ttft_ms  # the other 60 wait for a slot
+
+
+def test_fitting_recovers_the_coefficients_that_made_the_points(setup):
+    truth = Calibration(np.array([0.5, 1.4, 1.8, 2.5, 0.02, 1.0]), 0)
+    shapes = [(200, 1000), (2000, 200), (1000, 1000)]
+    points = []
+    for input_len, output_len in shapes:
+        for c in (1, 4, 16, 64):
+            p = predict_concurrency(setup, truth, c, input_len, output_len)
+            points.append(Observation(c, input_len, output_len, p.request_throughput, p.mean_ttft_ms, p.mean_tpot_ms))
+    fitted = fit(setup, points)
+    for c in (2, 32):
+        want = predict_concurrency(setup, truth, c, 500, 500)
+        got = predict_concurrency(setup, fitted, c, 500, 500)
+        assert got.request_throughput == pytest.approx(want.request_throughput, rel=0.05)
+        assert got.mean_tpot_ms == pytest.approx(want.mean_tpot_ms, rel=0.05)
+
+
+def test_an_open_loop_above_capacity_says_it_saturates(setup):
+    calibration = Calibration(THETA, 0)
+    closed = predict_concurrency(setup, calibration, 64, 500, 200)
+    full = predict_concurrency(setup, calibration, setup.engine.max_batch, 500, 200)  # every batch slot busy
+    light = predict_rate(setup, calibration, closed.request_throughput * 0.3, 500, 200)
+    heavy = predict_rate(setup, calibration, full.request_throughput * 2, 500, 200)
+    assert not light.saturated and light.request_throughput == pytest.approx(closed.request_throughput * 0.3, 0.15)
+    assert heavy.saturated and heavy.mean_ttft_ms > 10 * light.mean_ttft_ms
+
+
+def test_more_bandwidth_means_faster_decoding(setup):
+    calibration = Calibration(PRIOR, 0)
+    h100 = predict_concurrency(setup, calibration, 8, 1000, 500)
+    faster = setup.on(replace(setup.hardware, bandwidth_gbps=setup.hardware.bandwidth_gbps * 2))
+    h200ish = predict_concurrency(faster, calibration, 8, 1000, 500)
+    assert h200ish.mean_tpot_ms < 0.75 * h100.mean_tpot_ms
+
+
+def test_every_preset_names_a_real_scheduling(setup):
+    for name, engine in ENGINE_PRESETS.items():
+        moved = replace(setup, engine=engine)
+        point = predict_concurrency(moved, Calibration(PRIOR, 0), 16, 1000, 200)
+        assert point.request_throughput > 0 and math.isfinite(point.mean_ttft_ms), name
+
+
+def test_step_cost_counts_weights_once_per_step_and_kv_per_context_token():
+    from infercost.performance.architectures import find_architecture
+    from infercost.performance.roofline import model_shape_from_config
+
+    shape = model_shape_from_config(find_architecture("llama-3.1-8b")[1])
+    cost = step_cost(shape, Hardware("H100 SXM", 3350, 989.5, 80, 1), dtype="bfloat16")
+    one, two = cost.decode(1, 1000), cost.decode(2, 2000)
+    assert two[1] == one[1]  # weights: once per step however many sequences
+    assert two[2] == pytest.approx(2 * one[2])  # KV reads: per context token
+
+
+@pytest.mark.slow
+def test_the_bundled_tables_stay_within_their_error_bounds():
+    """A regression guard over part of the bundled data (the whole of it is ``python -m bench.prediction_accuracy``):
+    shape transfer within one setup, and GPU transfer between an H100 and an A100 of the same model."""
+    wanted = {("llama-3.1-8b", "tensorrt-llm", "H100 SXM", "1", "fp8"),
+              ("llama-3.1-8b", "tensorrt-llm", "H100 SXM", "1", "float16"),
+              ("llama-3.1-8b", "tensorrt-llm", "A100 80GB", "1", "float16")}  # fmt: skip
+    tables = [t for t in validation_tables() if t.group in wanted]
+    errors, ratios = validate(tables, ("shape", "gpu"))
+    summary = errors.summary()
+    met = meets_targets(summary, "shape")
+    assert met["request_throughput"] and met["mean_tpot_ms"], summary["shape"]
+    # TTFT does not meet its 15% / 40% target yet (see README): hold it where it is, so it cannot get worse
+    assert summary["shape"]["mean_ttft_ms"]["median_abs"] <= 0.25
+    assert summary["gpu"]["request_throughput"]["median_abs"] <= TARGETS["request_throughput"][0]
+    assert np.median(np.abs(ratios)) <= TARGETS["cross_gpu_ratio"][0]
+
+
+def test_the_stored_expected_errors_cover_every_transfer():
+    from infercost.performance.expected_error import expected_errors
+
+    stored = expected_errors()
+    assert set(stored["transfers"]) == {"shape", "one_shape", "gpu"}
+    for transfer in stored["transfers"].values():
+        row = transfer["request_throughput"]
+        assert row["p10"] <= row["p50"] <= row["p90"] and row["n"] > 100
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "infercost", *args], capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.parametrize("source", [NIM_8B_FP8, "roofline:meta-llama/Llama-3.1-8B-Instruct@1xL40S:fp8"])
+def test_the_throughput_command_answers_with_basis_and_expected_error(source):
+    result = cli("throughput", source, "--input-tokens", "1000", "--output-tokens", "300", "--concurrency", "1,8",
+                 "--rate", "0.5", "--json")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    payload = json.loads(result.stdout)
+    assert payload["basis"] in {"fitted", "roofline"} and payload["expected_error"]["request_throughput"]["n"] > 0
+    levels = [p.get("concurrency") or p.get("rate") for p in payload["points"]]
+    assert levels == [1, 8, 0.5]
+    for point in payload["points"]:
+        for key in ("request_throughput", "output_throughput", "mean_ttft_ms", "p95_ttft_ms", "mean_tpot_ms",
+                    "p95_tpot_ms", "mean_e2el_ms"):  # fmt: skip
+            assert point[key] > 0
+
+
+def test_a_stored_run_is_a_source_too(tmp_path):
+    from infercost.runner.scripted_server import Script, running
+
+    db = tmp_path / "runs.db"
+    with running(Script(ttft_ms=5, gap_us=2000)) as url:
+        bench = cli("bench", "--backend", "openai", "--base-url", url, "--model", "meta-llama/Llama-3.1-8B-Instruct",
+                    "--concurrency", "1,2", "--requests", "4", "--input-tokens", "64", "--output-tokens", "16",
+                    "--db", str(db), "--json")  # fmt: skip
+    assert bench.returncode == 0, bench.stderr
+    run_id = json.loads(bench.stdout)["run_id"]
+    result = cli("throughput", run_id, "--input-tokens", "128", "--output-tokens", "32", "--db", str(db), "--json")
+    # a server on a CPU has no datasheet to simulate: the simple fitted model carries it, and says so
+    assert result.returncode == 0, result.stderr
+    payload = json.loads(result.stdout)
+    assert payload["source"] == run_id and payload["transfer"] == "none" and payload["expected_error"] == {}
+    assert "cannot simulate" in payload["notes"][0]
+    assert [p["concurrency"] for p in payload["points"]] == [1, 2]
+
+
+@pytest.mark.parametrize(
+    ("args", "field"),
+    [
+        (["roofline:llama@2xNOPE:fp8"], "gpu"),
+        (["roofline:gibberish"], "source"),
+        (["published:nope"], "run"),
+        ([NIM_8B_FP8, "--concurrency", "0"], "concurrency"),
+        ([NIM_8B_FP8, "--rate", "inf"], "rate"),
+    ],
+)
+def test_bad_sources_and_levels_are_one_line_and_exit_2(args, field):
+    result = cli("throughput", *args, "--input-tokens", "100", "--output-tokens", "10")
+    assert result.returncode == 2 and field in result.stderr and result.stderr.count("\n") == 1, result.stderr
