@@ -86,7 +86,7 @@ def apply_choices(entry: ApiPrice, raw: dict[str, Any], choices: dict[str, Any],
     correction = choices["corrections"].get(entry.id)
     if correction:
         fields |= {k: v for k, v in correction.items() if k not in ("reason", "source")}
-        notes.append(f"Corrected: {correction['reason']} Source: {correction['source']}")
+        notes.append(f"Corrected {', '.join(k for k in correction if k not in ('reason', 'source'))}: {correction['reason']} Source: {correction['source']}")
     for rule in choices["derived"].values():
         if entry.provider == rule["provider"] and fields.get(rule["field"]) is None:
             fields[rule["field"]] = round(fields["input_per_mtok"] * rule["input_multiple"], 6)

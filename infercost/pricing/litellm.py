@@ -344,7 +344,7 @@ def _exclusion(entry: ApiPrice, chosen: dict[str, ApiPrice], by_key: dict[Any, A
     if entry.id in chosen:
         return f"same model as {chosen[entry.id].litellm_key} (id {entry.id})"
     if entry.input_per_mtok == 0 and entry.output_per_mtok == 0:
-        return "no price: free or experimental"
+        return "no price (free or experimental)"
     if kept:
         return ""
     if entry.deprecation_date is not None and entry.deprecation_date < entry.as_of:
