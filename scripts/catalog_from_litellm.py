@@ -59,15 +59,19 @@ def current_keys() -> dict[str, str]:
 def tokenizer_fields(model_id: str, choices: dict[str, Any]) -> dict[str, str]:
     for rule in choices["tokenizers"]:
         if re.search(rule["match"], model_id):
-            return {"tokenizer": rule["tokenizer"], "tokenizer_fidelity": rule["fidelity"], "tokenizer_note": rule["note"]}
-    return {"tokenizer": "o200k_base", "tokenizer_fidelity": "proxy", "tokenizer_note": choices["default_tokenizer_note"]}
+            return {"tokenizer": rule["tokenizer"], "tokenizer_fidelity": rule["fidelity"],
+                    "tokenizer_note": rule["note"]}  # fmt: skip
+    return {"tokenizer": "o200k_base", "tokenizer_fidelity": "proxy",
+            "tokenizer_note": choices["default_tokenizer_note"]}  # fmt: skip
 
 
 def map_notes(raw: dict[str, Any], key: str, version: str) -> list[str]:
     """What the map says beyond the fields the catalog holds."""
-    notes = [f"From LiteLLM {version}'s price map, key '{key}'" + (f"; the map cites {raw['source']}." if isinstance(raw.get("source"), str) else ".")]
+    cites = f"; the map cites {raw['source']}." if isinstance(raw.get("source"), str) else "."
+    notes = [f"From LiteLLM {version}'s price map, key '{key}'{cites}"]
     if isinstance(raw.get("deprecation_date"), str):
-        notes.append(f"Retires {raw['deprecation_date']}" + (f" ({raw['deprecation_source']})." if isinstance(raw.get("deprecation_source"), str) else "."))
+        where = raw.get("deprecation_source")
+        notes.append(f"Retires {raw['deprecation_date']}" + (f" ({where})." if isinstance(where, str) else "."))
     hour = raw.get("cache_creation_input_token_cost_above_1hr")
     if isinstance(hour, int | float):
         notes.append(f"Cache write is the 5-minute TTL price; 1-hour TTL writes cost {hour * 1e6:g}/MTok.")
@@ -86,7 +90,8 @@ def apply_choices(entry: ApiPrice, raw: dict[str, Any], choices: dict[str, Any],
     correction = choices["corrections"].get(entry.id)
     if correction:
         fields |= {k: v for k, v in correction.items() if k not in ("reason", "source")}
-        notes.append(f"Corrected {', '.join(k for k in correction if k not in ('reason', 'source'))}: {correction['reason']} Source: {correction['source']}")
+        names = ", ".join(k for k in correction if k not in ("reason", "source"))
+        notes.append(f"Corrected {names}: {correction['reason']} Source: {correction['source']}")
     for rule in choices["derived"].values():
         if entry.provider == rule["provider"] and fields.get(rule["field"]) is None:
             fields[rule["field"]] = round(fields["input_per_mtok"] * rule["input_multiple"], 6)
@@ -140,7 +145,7 @@ def main(argv: list[str]) -> int:
     payload = {"schema_version": 1, "entries": [_compact(entry) for entry in entries]}
     (DATA / "api_prices.json").write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
     (DATA / "litellm_excluded.json").write_text(json.dumps(dict(sorted(excluded.items())), indent=1) + "\n")
-    print(f"{len(entries)} models written; {len(excluded)} covered-provider text entries left out (litellm_excluded.json)")
+    print(f"{len(entries)} models written; {len(excluded)} covered-provider entries left out (litellm_excluded.json)")
     return 0
 
 

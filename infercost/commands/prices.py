@@ -9,6 +9,7 @@ from typing import Any
 
 from infercost.commands.common import table
 from infercost.errors import InputError
+from infercost.files import read_document
 from infercost.pricing import ApiPrice, GpuPrice, age_days, load_api_overrides, merge, validate_entries
 from infercost.pricing.catalog import (
     API_OVERRIDES_FILE,
@@ -20,7 +21,6 @@ from infercost.pricing.catalog import (
 from infercost.pricing.diff import API_FIELDS, GPU_FIELDS, CatalogDiff, diff_entries, updated_entries
 from infercost.pricing.lifecycle import lifecycle, lifecycle_note
 from infercost.pricing.litellm import import_litellm, select_catalog, skipped_lines
-from infercost.files import read_document
 
 
 def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
@@ -125,7 +125,8 @@ def render(payload: dict[str, Any]) -> str:
         table(payload["gpu"], gpu_columns + dated),
     ]
     if flagged:
-        parts += ["Retired or retiring within 30 days (kept for old scenarios)", table(flagged, ("id", "lifecycle_note"))]
+        heading = "Retired or retiring within 30 days (kept for old scenarios)"
+        parts += [heading, table(flagged, ("id", "lifecycle_note"))]
     return "\n\n".join(parts)
 
 
@@ -141,7 +142,7 @@ def render_diff(payload: dict[str, Any]) -> str:
     lines += [f"new: {model_id}" for model_id in payload["added"]]
     lines += [f"removed: {model_id}" for model_id in payload["removed"]]
     lines += [f"flagged: {row['id']}: {row['note']}" for row in payload["flagged"]]
-    lines += [f"changed: {c['id']}.{c['field']}: {c['old']} -> {c['new']}" + (" (deliberate)" if c["deliberate"] else "")
+    lines += [f"changed: {c['id']}.{c['field']}: {c['old']} -> {c['new']}" + (" (deliberate)" * c["deliberate"])
               for c in payload["changed"]]  # fmt: skip
     malformed = [line for line in payload["skipped"] if _names_a_field(line)]
     lines += [f"skipped: {line}" for line in malformed]

@@ -14,8 +14,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from infercost.pricing.catalog import validate_entries
 from infercost.pricing.lifecycle import lifecycle, lifecycle_note
-from infercost.pricing.litellm import PRICE_FIELDS
+from infercost.pricing.litellm import PRICE_FIELDS, import_litellm_document, select_catalog
 from infercost.pricing.schema import ApiPrice
 
 API_FIELDS = (*PRICE_FIELDS, "context_window", "deprecation_date")
@@ -95,3 +96,23 @@ def updated_entries(old: Sequence[BaseModel], new: Sequence[BaseModel], diff: Ca
         for i, fields in updates.items()
     ]
     return [after[i] for i in diff.added] + changed
+
+
+def is_litellm_map(document: Any) -> bool:
+    """LiteLLM's map is an object of model name -> prices; a catalog file is a list or ``{"entries": [...]}``."""
+    return isinstance(document, dict) and "entries" not in document
+
+
+def review_api_upload(
+    document: Any, catalog: Sequence[ApiPrice], *, name: str, today: dt.date
+) -> tuple[list[ApiPrice], CatalogDiff, dict[str, str]]:
+    """(entries to apply, the diff a person reviews first, map entries skipped with reasons) for an uploaded file."""
+    if is_litellm_map(document):
+        keys = frozenset(entry.litellm_key for entry in catalog if entry.litellm_key)
+        selected = select_catalog(import_litellm_document(document, as_of=today), keep_keys=keys)
+        skipped = {k: v for k, v in selected.skipped.items() if v != "provider not covered by the catalog"}
+        diff = diff_entries(catalog, selected.entries, API_FIELDS, today=today)
+        return updated_entries(catalog, selected.entries, diff), diff, skipped  # type: ignore[return-value]
+    entries = validate_entries(document, ApiPrice, name=name)
+    merged = {entry.id: entry for entry in catalog} | {entry.id: entry for entry in entries}
+    return entries, diff_entries(catalog, list(merged.values()), API_FIELDS, today=today), {}

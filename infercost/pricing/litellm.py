@@ -280,6 +280,11 @@ def import_litellm(path: str | Path, *, as_of: dt.date | None = None, source: st
     """Every priced chat/completion model of a LiteLLM price map; ``as_of`` defaults to the file's date."""
     document = _document(path)
     when = as_of or dt.date.fromtimestamp(Path(path).stat().st_mtime)
+    return import_litellm_document(document, as_of=when, source=source)
+
+
+def import_litellm_document(document: Mapping[Any, Any], *, as_of: dt.date, source: str = LITELLM_URL) -> LiteLLMImport:
+    """The same, from a parsed map (an upload); malformed entries are skipped with a reason, never raised."""
     result = LiteLLMImport(entries=[])
     for model_key, raw in document.items():
         label = _key_label(model_key)
@@ -291,7 +296,7 @@ def import_litellm(path: str | Path, *, as_of: dt.date | None = None, source: st
             result.skipped[label] = reason
         else:
             try:
-                result.entries.append(entry_from_litellm(model_key, raw, source=source, as_of=when))
+                result.entries.append(entry_from_litellm(model_key, raw, source=source, as_of=as_of))
             except Skip as skip:
                 result.skipped[label] = str(skip)
     return result
