@@ -50,11 +50,13 @@ TEXT_MODES = ("chat", "completion", "responses")
 # Names of models that are not text-in/text-out chat models, or not a model at all; first match gives the reason.
 NOT_TEXT_MODELS: tuple[tuple[str, str], ...] = (
     (r"^ft:", "a fine-tuned model's rate, not a base model"),
-    (r"audio|realtime|tts|lyria|omni", "an audio or omni-modal model"),
+    (r"audio|realtime|tts|lyria|omni|voxtral", "an audio or omni-modal model"),
     (r"search|deep-research|computer-use|robotics", "a tool or agent product, not a plain text model"),
     (r"image|embed|transcri|moderation|ocr|rerank", "not a text-generation model"),
     (r"(^|[-/])(latest|auto|auto-instant|firerouter)$|-latest-", "a moving alias or router, not one model"),
     (r"fp8-draft|-draft-", "a speculative-decoding draft model"),
+    (r"prompt-guard", "a safety classifier, not a text-generation model"),
+    (r"(^|[-/])exp-\d|experimental|grok-[^/]*-beta", "a beta or experimental name, not a released model"),
 )
 
 # Which tokenizer counts a model's tokens, by model name; first match wins. Claude, Gemini and Grok tokenizers are
@@ -330,7 +332,7 @@ def select_catalog(imported: LiteLLMImport, *, keep_keys: frozenset[str] = froze
     taken. Map keys in ``keep_keys`` (the catalog's own) win id collisions and are never dropped as snapshots or for
     retirement: old scenarios name them.
     """
-    chosen: dict[str, ApiPrice] = {}
+    chosen: dict[str, ApiPrice] = {}  # catalog id, and the id with dots as dashes, -> entry
     out = dict(imported.skipped)
     by_key = {entry.litellm_key: entry for entry in imported.entries}
     for entry in sorted(imported.entries, key=lambda e: e.litellm_key not in keep_keys):
@@ -338,8 +340,13 @@ def select_catalog(imported: LiteLLMImport, *, keep_keys: frozenset[str] = froze
         if reason:
             out[entry.litellm_key or entry.id] = reason
         else:
-            chosen[entry.id] = entry
-    return LiteLLMImport(entries=list(chosen.values()), skipped=out)
+            chosen[entry.id] = chosen[_spelling(entry.id)] = entry
+    return LiteLLMImport(entries=list({id(e): e for e in chosen.values()}.values()), skipped=out)
+
+
+def _spelling(model_id: str) -> str:
+    """One spelling for ids that differ only in dots and dashes (``mistral-medium-3.5`` / ``mistral-medium-3-5``)."""
+    return model_id.replace(".", "-")
 
 
 def _exclusion(entry: ApiPrice, chosen: dict[str, ApiPrice], by_key: dict[Any, ApiPrice], *, kept: bool) -> str:
@@ -352,6 +359,9 @@ def _exclusion(entry: ApiPrice, chosen: dict[str, ApiPrice], by_key: dict[Any, A
         return "no price (free or experimental)"
     if kept:
         return ""
+    twin = chosen.get(_spelling(entry.id))
+    if twin is not None and _same_prices(twin, entry):
+        return f"same model as {twin.litellm_key}, spelled with dots for dashes, same prices"
     if entry.deprecation_date is not None and entry.deprecation_date < entry.as_of:
         return f"retired on {entry.deprecation_date} (deprecation_date)"
     dated = _DATED.match(entry.litellm_key or "")
