@@ -29,7 +29,7 @@ from infercost.performance.operating_points import (
     throughput_points,
 )
 from infercost.pricing import ApiPrice, bundled_api_prices, find_price, load_api_overrides, merge
-from infercost.pricing.catalog import validate_entries
+from infercost.pricing.catalog import api_prices_with_home, validate_entries
 from infercost.profile import Profile, SelfHost, new_entry_defaults
 from infercost.performance.profiles import find_profile
 
@@ -207,8 +207,8 @@ def estimate(
 
 
 def load_catalog(overrides_path: str | Path | None = None) -> list[ApiPrice]:
-    """The bundled catalog, with a person's price file applied on top."""
-    catalog = list(bundled_api_prices())
+    """The bundled catalog with the person's saved overrides (``prices update``), and a price file on top."""
+    catalog = api_prices_with_home()
     return merge(catalog, load_api_overrides(overrides_path)) if overrides_path else catalog
 
 

@@ -18,9 +18,17 @@ from infercost.pricing.catalog import (
     gpu_prices_with_home,
     save_home_overrides,
 )
-from infercost.pricing.diff import API_FIELDS, GPU_FIELDS, CatalogDiff, diff_entries, updated_entries
+from infercost.pricing.diff import (
+    API_FIELDS,
+    GPU_FIELDS,
+    CatalogDiff,
+    diff_entries,
+    is_litellm_map,
+    map_share,
+    updated_entries,
+)
 from infercost.pricing.lifecycle import lifecycle, lifecycle_note
-from infercost.pricing.litellm import import_litellm, select_catalog, skipped_lines
+from infercost.pricing.litellm import skipped_lines
 
 
 def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
@@ -56,9 +64,10 @@ def _with_age(entry: Any, today: dt.date) -> dict[str, Any]:
 
 def _imported(path: str, catalog: list[ApiPrice]) -> tuple[list[ApiPrice], dict[str, str]]:
     """The map's entries the catalog would hold (same rules as the bundled catalog's generator)."""
-    keys = frozenset(entry.litellm_key for entry in catalog if entry.litellm_key)
-    selected = select_catalog(import_litellm(path, as_of=dt.date.today()), keep_keys=keys)
-    return selected.entries, {k: v for k, v in selected.skipped.items() if v != "provider not covered by the catalog"}
+    document = read_document(path)
+    if not is_litellm_map(document):
+        raise InputError(path, "expected LiteLLM's object of model name -> prices")
+    return map_share(document, catalog, today=dt.date.today())
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:

@@ -98,6 +98,16 @@ def updated_entries(old: Sequence[BaseModel], new: Sequence[BaseModel], diff: Ca
     return [after[i] for i in diff.added] + changed
 
 
+def map_share(
+    document: Any, catalog: Sequence[ApiPrice], *, today: dt.date
+) -> tuple[list[ApiPrice], dict[str, str]]:
+    """The entries of a LiteLLM map that the catalog would hold (the generator's rules), and the covered providers'
+    entries it leaves out, each with its reason."""
+    keys = frozenset(entry.litellm_key for entry in catalog if entry.litellm_key)
+    selected = select_catalog(import_litellm_document(document, as_of=today), keep_keys=keys)
+    return selected.entries, {k: v for k, v in selected.skipped.items() if v != "provider not covered by the catalog"}
+
+
 def is_litellm_map(document: Any) -> bool:
     """LiteLLM's map is an object of model name -> prices; a catalog file is a list or ``{"entries": [...]}``."""
     return isinstance(document, dict) and "entries" not in document
@@ -108,11 +118,9 @@ def review_api_upload(
 ) -> tuple[list[ApiPrice], CatalogDiff, dict[str, str]]:
     """(entries to apply, the diff a person reviews first, map entries skipped with reasons) for an uploaded file."""
     if is_litellm_map(document):
-        keys = frozenset(entry.litellm_key for entry in catalog if entry.litellm_key)
-        selected = select_catalog(import_litellm_document(document, as_of=today), keep_keys=keys)
-        skipped = {k: v for k, v in selected.skipped.items() if v != "provider not covered by the catalog"}
-        diff = diff_entries(catalog, selected.entries, API_FIELDS, today=today)
-        return updated_entries(catalog, selected.entries, diff), diff, skipped  # type: ignore[return-value]
+        imported, skipped = map_share(document, catalog, today=today)
+        diff = diff_entries(catalog, imported, API_FIELDS, today=today)
+        return updated_entries(catalog, imported, diff), diff, skipped  # type: ignore[return-value]
     entries = validate_entries(document, ApiPrice, name=name)
     merged = {entry.id: entry for entry in catalog} | {entry.id: entry for entry in entries}
     return entries, diff_entries(catalog, list(merged.values()), API_FIELDS, today=today), {}

@@ -25,7 +25,8 @@ def test_qwen_turbo_bills_thinking_mode_output_at_its_own_rate():
      (200_000, 2e7 * 3.0 / 1e6 + 1e5 * 15 / 1e6)],
 )  # fmt: skip
 def test_qwen3_max_prices_each_prompt_length_tier(prompt_tokens, dollars):
-    assert per_day("qwen3-max", calls_per_day=100, prompt_tokens=prompt_tokens, output_tokens=1000) == pytest.approx(dollars)
+    cost = per_day("qwen3-max", calls_per_day=100, prompt_tokens=prompt_tokens, output_tokens=1000)
+    assert cost == pytest.approx(dollars)
 
 
 def test_gemini_2_5_pro_bills_cached_input_in_a_batch_at_its_listed_batch_cached_rate():

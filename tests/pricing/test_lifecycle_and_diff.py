@@ -13,7 +13,8 @@ from infercost.pricing.diff import API_FIELDS, diff_entries, review_api_upload, 
 from infercost.pricing.lifecycle import lifecycle, lifecycle_note
 
 EXCERPT = Path(__file__).with_name("fixtures") / "litellm_1.110.2_excerpt.json"
-BASE = {"id": "m", "provider": "p", "input_per_mtok": 1.0, "output_per_mtok": 2.0, "source": "https://x", "as_of": "2026-11-20"}
+BASE = {"id": "m", "provider": "p", "input_per_mtok": 1.0, "output_per_mtok": 2.0, "source": "https://x",
+        "as_of": "2026-11-20"}  # fmt: skip
 TODAY = dt.date(2026, 12, 1)
 
 
@@ -86,6 +87,12 @@ def test_update_writes_your_overrides_and_prices_then_uses_them(cli, tmp_path, i
     assert resources.files("infercost.pricing").joinpath("data", "api_prices.json").read_text() == bundled
     prices = {row["id"]: row for row in cli("prices", "--json").json()["api"]}
     assert prices["gpt-4o"]["input_per_mtok"] == 2.0 and prices["gpt-4o"]["tokenizer_fidelity"] == "exact"
+    profile = tmp_path / "profile.json"
+    profile.write_text(json.dumps({"calls_per_day": 1000, "prompt_tokens": 1000, "output_tokens": 0,
+                                   "api_models": ["gpt-7-nova"]}))  # fmt: skip
+    estimate = cli("estimate", str(profile), "--json")
+    assert estimate.code == 0, estimate.stderr
+    assert estimate.json()["api"][0]["cost_per_day"] == pytest.approx(2.0)  # 1e6 tokens at the updated $2.00
 
 
 @pytest.mark.parametrize("args", [(), ("--litellm", "a.json", "--gpu", "b.json")])
@@ -121,7 +128,8 @@ def test_every_gpu_the_throughput_tables_name_has_sourced_dated_offers():
     from infercost.pricing import bundled_gpu_prices
 
     offers = bundled_gpu_prices()
-    for gpu in ("H100 SXM", "H100 PCIe", "H200", "B200", "A100 80GB", "A100 40GB", "A100 PCIe", "L40S", "L4", "RTX 4090"):
+    named = ("H100 SXM", "H100 PCIe", "H200", "B200", "A100 80GB", "A100 40GB", "A100 PCIe", "L40S", "L4", "RTX 4090")
+    for gpu in named:
         mine = [o for o in offers if o.gpu == gpu]
         assert len(mine) >= 3, gpu
         assert all(o.source.startswith("https://") and o.as_of.year == 2026 for o in mine)

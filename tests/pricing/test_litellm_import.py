@@ -107,15 +107,21 @@ def test_a_malformed_map_on_the_command_line_is_lines_not_a_traceback(tmp_path, 
 
 
 JSON_LEAF = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8)
-JSON_VALUE = st.recursive(JSON_LEAF, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3), max_leaves=8)  # fmt: skip
+JSON_VALUE = st.recursive(
+    JSON_LEAF, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=8,
+)
 FIELDS = st.sampled_from(["input_cost_per_token", "output_cost_per_token", "cache_read_input_token_cost",
                           "cache_creation_input_token_cost", "input_cost_per_token_batches",
                           "output_cost_per_token_batches", "cache_read_input_token_cost_batches",
                           "output_cost_per_reasoning_token", "input_cost_per_token_above_128k_tokens",
                           "output_cost_per_token_above_128k_tokens", "max_input_tokens", "deprecation_date",
                           "litellm_provider", "mode", "tiered_pricing", "successor_model"])  # fmt: skip
-ENTRY = st.fixed_dictionaries({"mode": st.just("chat"), "litellm_provider": st.sampled_from(["openai", "dashscope"])},
-                              optional={"input_cost_per_token": JSON_VALUE, "output_cost_per_token": JSON_VALUE}) | st.dictionaries(FIELDS, JSON_VALUE, max_size=6)  # fmt: skip
+PLAUSIBLE = st.fixed_dictionaries(
+    {"mode": st.just("chat"), "litellm_provider": st.sampled_from(["openai", "dashscope"])},
+    optional={"input_cost_per_token": JSON_VALUE, "output_cost_per_token": JSON_VALUE},
+)
+ENTRY = PLAUSIBLE | st.dictionaries(FIELDS, JSON_VALUE, max_size=6)
 MAP = st.dictionaries(st.text(max_size=12) | st.integers(), ENTRY | JSON_VALUE, max_size=6)
 
 
@@ -157,7 +163,8 @@ def test_alibabas_tiers_thinking_price_and_googles_batch_cached_rate_come_in():
     assert (qwen3_max.input_per_mtok, qwen3_max.output_per_mtok) == (1.2, 6.0)
     assert [(t.above_tokens, t.input_per_mtok, t.output_per_mtok) for t in qwen3_max.price_tiers] == [
         (32_000, 2.4, 12.0), (128_000, 3.0, 15.0)]  # fmt: skip
-    assert by_id["qwen3.7-plus"].long_context_threshold == 256_000 and by_id["qwen3.7-plus"].cached_input_per_mtok == 0.08
+    assert by_id["qwen3.7-plus"].long_context_threshold == 256_000
+    assert by_id["qwen3.7-plus"].cached_input_per_mtok == 0.08
     assert by_id["qwen-turbo"].thinking_output_per_mtok == 0.5
     assert by_id["gemini-2.5-pro"].batch_cached_input_per_mtok == 0.125  # the standard cached rate, per the map
     assert by_id["gemini-3.5-flash"].batch_cached_input_per_mtok is None  # half the cached rate: the batch factor
