@@ -44,7 +44,9 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     actions = parser.add_subparsers(dest="prices_action", parser_class=type(parser))
     for name, handler, text in (("diff", run_diff, "list what a newer price file would change"),
                                 ("update", run_update, "apply a newer price file to your own overrides")):  # fmt: skip
-        action = actions.add_parser(name, parents=[common], help=text, description=f"{text.capitalize()}.")
+        example = f"python -m infercost prices {name} --litellm model_prices_and_context_window.json"
+        description = f"{text.capitalize()}. Example: {example}"
+        action = actions.add_parser(name, parents=[common], help=text, description=description)
         _source_options(action)
         action.add_argument("--gpu", metavar="FILE", help="GPU offers (JSON/YAML, catalog schema) to diff or apply")
         action.set_defaults(handler=handler, render=render_diff)

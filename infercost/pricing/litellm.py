@@ -170,17 +170,16 @@ def _tiered(raw: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _deprecation(raw: Mapping[str, Any]) -> dt.date | None:
+    """The map's retirement date (a YAML copy of the map may hold it as a date already)."""
     value = raw.get("deprecation_date")
-    if value is None:
-        return None
+    if value is None or isinstance(value, dt.date):
+        return value
+    if not isinstance(value, str):
+        raise Skip(f"deprecation_date: expected a date, got {type(value).__name__}")
     try:
-        return dt.date.fromisoformat(str(value)[:10]) if isinstance(value, str | dt.date) else _bad_date(value)
+        return dt.date.fromisoformat(value[:10])
     except ValueError:
         raise Skip("deprecation_date: not a date (YYYY-MM-DD)") from None
-
-
-def _bad_date(value: Any) -> dt.date:
-    raise Skip(f"deprecation_date: expected a date, got {type(value).__name__}")
 
 
 def catalog_id(model_key: str, provider: str) -> str:

@@ -168,3 +168,8 @@ def test_alibabas_tiers_thinking_price_and_googles_batch_cached_rate_come_in():
     assert by_id["qwen-turbo"].thinking_output_per_mtok == 0.5
     assert by_id["gemini-2.5-pro"].batch_cached_input_per_mtok == 0.125  # the standard cached rate, per the map
     assert by_id["gemini-3.5-flash"].batch_cached_input_per_mtok is None  # half the cached rate: the batch factor
+
+
+def test_a_yaml_copy_of_the_map_may_hold_dates_as_dates():
+    result = import_litellm_document({"m": GOOD | {"deprecation_date": dt.date(2026, 12, 11)}}, as_of=DAY)
+    assert result.entries[0].deprecation_date == dt.date(2026, 12, 11)
