@@ -5,6 +5,7 @@ This is the one place that joins the pure cost engine with tokenizers, the price
 
 from __future__ import annotations
 
+import datetime as dt
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -28,7 +29,7 @@ from infercost.performance.operating_points import (
     shape_warnings,
     throughput_points,
 )
-from infercost.pricing import ApiPrice, bundled_api_prices, find_price, load_api_overrides, merge
+from infercost.pricing import ApiPrice, bundled_api_prices, find_price, lifecycle_note, load_api_overrides, merge
 from infercost.pricing.catalog import api_prices_with_home, validate_entries
 from infercost.profile import Profile, SelfHost, new_entry_defaults
 from infercost.performance.profiles import find_profile
@@ -96,6 +97,8 @@ def api_row(profile: Profile, price: ApiPrice) -> dict[str, Any]:
     bill = api_bill(workload, price.token_prices(), context_window=price.context_window)
     volumes = bill.volumes
     warnings = list(bill.warnings)
+    if retiring := lifecycle_note(price, today=dt.date.today()):  # a retired model stays priced, never unflagged
+        warnings.insert(0, f"model {retiring}")
     if price.tokenizer_fidelity != "exact" and count.basis != "given":
         warnings.append(
             f"tokens counted with {price.tokenizer} as a {price.tokenizer_fidelity}: {price.tokenizer_note}".rstrip(

@@ -136,3 +136,13 @@ def test_every_gpu_the_throughput_tables_name_has_sourced_dated_offers():
     assert {o.kind for o in offers if o.gpu == "H100 SXM"} == {"on-demand", "spot", "reserved"}
     assert len([o for o in offers if o.gpu == "GH200"]) == 2  # only two sourced offers (SOURCES.md says so)
     assert all(isinstance(o, GpuPrice) for o in offers)
+
+
+def test_an_estimate_of_a_retired_model_says_so_and_names_the_successor(cli, tmp_path):
+    profile = tmp_path / "profile.json"
+    profile.write_text(json.dumps({"calls_per_day": 1000, "prompt_tokens": 100, "output_tokens": 10,
+                                   "api_models": ["deepseek-chat", "deepseek-v4-flash"]}))  # fmt: skip
+    rows = {row["model"]: row for row in cli("estimate", str(profile), "--json").json()["api"]}
+    assert rows["deepseek-chat"]["warnings"][0] == "model retired 2026-07-24; successor: deepseek-v4-flash"
+    assert rows["deepseek-chat"]["cost_per_day"] > 0  # still priced for old scenarios
+    assert not any(w.startswith("model ") for w in rows["deepseek-v4-flash"]["warnings"])
