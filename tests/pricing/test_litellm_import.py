@@ -173,3 +173,18 @@ def test_alibabas_tiers_thinking_price_and_googles_batch_cached_rate_come_in():
 def test_a_yaml_copy_of_the_map_may_hold_dates_as_dates():
     result = import_litellm_document({"m": GOOD | {"deprecation_date": dt.date(2026, 12, 11)}}, as_of=DAY)
     assert result.entries[0].deprecation_date == dt.date(2026, 12, 11)
+
+
+def test_every_covered_text_model_of_the_map_is_in_the_catalog_or_listed_with_its_reason():
+    from importlib import resources
+
+    from infercost.pricing import bundled_api_prices
+    from infercost.pricing.litellm import PROVIDERS, TEXT_MODES
+
+    excluded = json.loads(resources.files("infercost.pricing").joinpath("data", "litellm_excluded.json").read_text())
+    held = {entry.litellm_key for entry in bundled_api_prices()}
+    document = json.loads(EXCERPT.read_text())
+    covered = [k for k, v in document.items() if v.get("litellm_provider") in PROVIDERS and v.get("mode") in TEXT_MODES]
+    assert len(covered) >= 15
+    for key in covered:
+        assert key in held or excluded.get(key), key
