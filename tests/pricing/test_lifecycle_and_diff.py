@@ -128,14 +128,26 @@ def test_every_gpu_the_throughput_tables_name_has_sourced_dated_offers():
     from infercost.pricing import bundled_gpu_prices
 
     offers = bundled_gpu_prices()
-    named = ("H100 SXM", "H100 PCIe", "H200", "B200", "A100 80GB", "A100 40GB", "A100 PCIe", "L40S", "L4", "RTX 4090")
+    named = ("H100 SXM", "H100 PCIe", "H200", "B200", "A100 80GB", "A100 40GB", "A100 80GB PCIe", "L40S", "L4", "RTX 4090",
+             "RTX PRO 6000 Blackwell Server")
     for gpu in named:
         mine = [o for o in offers if o.gpu == gpu]
         assert len(mine) >= 3, gpu
         assert all(o.source.startswith("https://") and o.as_of.year == 2026 for o in mine)
     assert {o.kind for o in offers if o.gpu == "H100 SXM"} == {"on-demand", "spot", "reserved"}
     assert len([o for o in offers if o.gpu == "GH200"]) == 2  # only two sourced offers (SOURCES.md says so)
+    assert len([o for o in offers if o.gpu == "GB200"]) == 1  # one (SOURCES.md says so)
     assert all(isinstance(o, GpuPrice) for o in offers)
+
+
+def test_every_gpu_a_published_table_names_has_an_offer_under_its_datasheet_name():
+    from infercost.pricing import bundled_gpu_prices, bundled_gpu_specs
+
+    published = resources.files("infercost.performance").joinpath("data", "published")
+    named = {json.loads(table.read_text())["hardware"] for table in published.iterdir() if table.name.endswith(".json")}
+    offered = {offer.gpu for offer in bundled_gpu_prices()}
+    assert named and named <= offered, named - offered
+    assert offered <= {spec.gpu for spec in bundled_gpu_specs()}
 
 
 def test_an_estimate_of_a_retired_model_says_so_and_names_the_successor(cli, tmp_path):
