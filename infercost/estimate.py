@@ -5,6 +5,7 @@ This is the one place that joins the pure cost engine with tokenizers, the price
 
 from __future__ import annotations
 
+import datetime as dt
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -37,10 +38,11 @@ from infercost.pricing import (
     bundled_api_prices,
     bundled_gpu_prices,
     find_price,
+    lifecycle_note,
     load_api_overrides,
     merge,
 )
-from infercost.pricing.catalog import validate_entries
+from infercost.pricing.catalog import api_prices_with_home, validate_entries
 from infercost.profile import Profile, SelfHost, new_entry_defaults
 
 STALE_PRICE_DAYS = 90  # a GPU price older than this is flagged on its row
@@ -108,6 +110,8 @@ def api_row(profile: Profile, price: ApiPrice) -> dict[str, Any]:
     bill = api_bill(workload, price.token_prices(), context_window=price.context_window)
     volumes = bill.volumes
     warnings = list(bill.warnings)
+    if retiring := lifecycle_note(price, today=dt.date.today()):  # a retired model stays priced, never unflagged
+        warnings.insert(0, f"model {retiring}")
     if price.tokenizer_fidelity != "exact" and count.basis != "given":
         warnings.append(
             f"tokens counted with {price.tokenizer} as a {price.tokenizer_fidelity}: {price.tokenizer_note}".rstrip(
@@ -256,8 +260,8 @@ def estimate(
 
 
 def load_catalog(overrides_path: str | Path | None = None) -> list[ApiPrice]:
-    """The bundled catalog, with a person's price file applied on top."""
-    catalog = list(bundled_api_prices())
+    """The bundled catalog with the person's saved overrides (``prices update``), and a price file on top."""
+    catalog = api_prices_with_home()
     return merge(catalog, load_api_overrides(overrides_path)) if overrides_path else catalog
 
 

@@ -30,6 +30,12 @@ class TokenPrices:
     long_context_threshold: int | None = None
     long_context_input_per_mtok: float | None = None
     long_context_output_per_mtok: float | None = None
+    # Cached input in a batch job where the provider prices it on its own (Gemini 2.5/3.1: the standard cached rate).
+    batch_cached_input_per_mtok: float | None = None
+    # Alibaba bills a request in thinking mode (reasoning tokens > 0) at a higher output rate, for all its output.
+    thinking_output_per_mtok: float | None = None
+    # Prompt-length tiers past the first, ascending: (above prompt tokens, input, output); the whole request pays them.
+    prompt_tiers: tuple[tuple[int, float, float], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -60,6 +66,10 @@ def _rate_factors(workload: Workload, prices: TokenPrices) -> tuple[Number, Numb
         is_long = np.asarray(workload.prompt_tokens) > p.long_context_threshold
         input_factor = np.where(is_long, _ratio(p.long_context_input_per_mtok, p.input_per_mtok), 1.0)
         output_factor = np.where(is_long, _ratio(p.long_context_output_per_mtok, p.output_per_mtok), 1.0)
+    for above_tokens, tier_input, tier_output in p.prompt_tiers:
+        in_tier = np.asarray(workload.prompt_tokens) > above_tokens
+        input_factor = np.where(in_tier, _ratio(tier_input, p.input_per_mtok), input_factor)
+        output_factor = np.where(in_tier, _ratio(tier_output, p.output_per_mtok), output_factor)
     if workload.batch:
         input_factor = input_factor * _ratio(p.batch_input_per_mtok, p.input_per_mtok)
         output_factor = output_factor * _ratio(p.batch_output_per_mtok, p.output_per_mtok)
@@ -72,13 +82,18 @@ def cost_per_day(volumes: TokenVolumes, workload: Workload, prices: TokenPrices)
     input_factor, output_factor = _rate_factors(workload, p)
     cached_rate = p.input_per_mtok if p.cached_input_per_mtok is None else p.cached_input_per_mtok
     write_rate = p.input_per_mtok if p.cache_write_per_mtok is None else p.cache_write_per_mtok
+    cached_cost = volumes.cached_input_tokens_per_day * cached_rate * input_factor
+    if workload.batch and p.batch_cached_input_per_mtok is not None:  # its own rate: undo the batch factor
+        undo_batch = _ratio(p.batch_input_per_mtok, p.input_per_mtok)
+        cached_cost = volumes.cached_input_tokens_per_day * p.batch_cached_input_per_mtok * input_factor / undo_batch
     uncached = volumes.input_tokens_per_day - volumes.cached_input_tokens_per_day - volumes.cache_write_tokens_per_day
-    input_cost = (
-        uncached * p.input_per_mtok
-        + volumes.cached_input_tokens_per_day * cached_rate
-        + volumes.cache_write_tokens_per_day * write_rate
-    ) * input_factor
-    output_cost = volumes.output_tokens_per_day * p.output_per_mtok * output_factor
+    input_cost = (uncached * p.input_per_mtok + volumes.cache_write_tokens_per_day * write_rate) * input_factor
+    input_cost = input_cost + cached_cost
+    output_rate: Number = p.output_per_mtok
+    if p.thinking_output_per_mtok is not None:
+        thinking = np.asarray(workload.reasoning_tokens, dtype=float) > 0
+        output_rate = np.where(thinking, p.thinking_output_per_mtok, p.output_per_mtok)
+    output_cost = volumes.output_tokens_per_day * output_rate * output_factor
     return (input_cost + output_cost) / PER_MTOK
 
 
@@ -93,6 +108,11 @@ def bill_warnings(workload: Workload, prices: TokenPrices, *, context_window: in
             f"long context: {float(w.prompt_tokens):,.0f} prompt tokens exceed {p.long_context_threshold:,}; "
             "the whole request is priced at long-context rates"
         )
+    if p.thinking_output_per_mtok is not None and float(w.reasoning_tokens) > 0:
+        notes.append(f"thinking mode: all output priced at ${p.thinking_output_per_mtok:g} per 1M tokens")
+    tiers_passed = [above for above, _, _ in p.prompt_tiers if float(w.prompt_tokens) > above]
+    if tiers_passed:
+        notes.append(f"prompt tier: prompts over {tiers_passed[-1]:,} tokens pay that tier's rates for the whole request")
     if float(w.cached_prompt_fraction) > 0 and p.cached_input_per_mtok is None:
         notes.append("no cached-input price: cached tokens priced as regular input")
     if float(w.cache_write_fraction) > 0 and p.cache_write_per_mtok is None:

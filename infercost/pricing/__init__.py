@@ -2,25 +2,33 @@
 
 from infercost.pricing.catalog import (
     age_days,
+    api_prices_with_home,
     bundled_api_prices,
     bundled_gpu_prices,
     bundled_gpu_specs,
     find_price,
+    gpu_prices_with_home,
     load_api_overrides,
     merge,
     validate_entries,
 )
-from infercost.pricing.schema import ApiPrice, GpuPrice, GpuSpec
+from infercost.pricing.lifecycle import lifecycle, lifecycle_note
+from infercost.pricing.schema import ApiPrice, GpuPrice, GpuSpec, PriceTier
 
 __all__ = [
     "ApiPrice",
     "GpuPrice",
     "GpuSpec",
+    "PriceTier",
     "age_days",
+    "api_prices_with_home",
     "bundled_api_prices",
     "bundled_gpu_prices",
     "bundled_gpu_specs",
     "find_price",
+    "gpu_prices_with_home",
+    "lifecycle",
+    "lifecycle_note",
     "load_api_overrides",
     "merge",
     "validate_entries",

@@ -7,6 +7,7 @@ same schema (a list of entries is accepted too) and replace bundled entries with
 from __future__ import annotations
 
 import datetime as dt
+import json
 from collections.abc import Iterable, Sequence
 from functools import cache
 from importlib import resources
@@ -17,6 +18,7 @@ from pydantic import BaseModel, ValidationError
 
 from infercost.errors import InputError, from_pydantic
 from infercost.files import parse_document, read_document
+from infercost.home import home_dir
 from infercost.pricing.schema import ApiPrice, GpuPrice, GpuSpec
 
 Entry = TypeVar("Entry", bound=BaseModel)
@@ -95,3 +97,32 @@ def find_price(prices: Sequence[ApiPrice], model_id: str) -> ApiPrice:
 def age_days(as_of: dt.date, *, today: dt.date | None = None) -> int:
     """How old a price is: the app shows it, and old prices are flagged."""
     return ((today or dt.date.today()) - as_of).days
+
+
+API_OVERRIDES_FILE = "price_overrides.json"
+GPU_OVERRIDES_FILE = "gpu_price_overrides.json"
+
+
+def home_overrides(model: type[Entry], filename: str) -> list[Entry]:
+    """The person's own prices kept under ``$INFERCOST_HOME`` (written by ``prices update``); none if absent."""
+    path = home_dir() / filename
+    return validate_entries(read_document(path), model, name=str(path)) if path.exists() else []
+
+
+def save_home_overrides(entries: Sequence[BaseModel], filename: str) -> Path:
+    """Merge ``entries`` into the overrides file under ``$INFERCOST_HOME`` (same id replaced); never bundled data."""
+    model = type(entries[0]) if entries else ApiPrice
+    merged = merge(home_overrides(model, filename), entries)
+    path = home_dir() / filename
+    document = {"schema_version": 1, "entries": [entry.model_dump(mode="json", exclude_none=True) for entry in merged]}
+    path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path
+
+
+def api_prices_with_home() -> list[ApiPrice]:
+    """The bundled catalog with the person's saved overrides on top."""
+    return merge(bundled_api_prices(), home_overrides(ApiPrice, API_OVERRIDES_FILE))
+
+
+def gpu_prices_with_home() -> list[GpuPrice]:
+    return merge(bundled_gpu_prices(), home_overrides(GpuPrice, GPU_OVERRIDES_FILE))

@@ -15,6 +15,18 @@ from infercost.costmodel.api_bill import TokenPrices
 
 Fidelity = Literal["exact", "proxy", "heuristic"]
 NonNegativePrice = Field(ge=0, le=10_000)
+OptionalPrice = Field(default=None, ge=0, le=10_000)
+
+
+class PriceTier(BaseModel):
+    """One prompt-length tier past the first (Alibaba prices some models in three or more): a request whose prompt
+    exceeds ``above_tokens`` pays this tier's rates for the whole request."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    above_tokens: int = Field(gt=0, le=100_000_000)
+    input_per_mtok: float = NonNegativePrice
+    output_per_mtok: float = NonNegativePrice
 
 
 class ApiPrice(BaseModel):
@@ -33,7 +45,13 @@ class ApiPrice(BaseModel):
     long_context_threshold: int | None = Field(default=None, gt=0)
     long_context_input_per_mtok: float | None = Field(default=None, ge=0, le=10_000)
     long_context_output_per_mtok: float | None = Field(default=None, ge=0, le=10_000)
+    batch_cached_input_per_mtok: float | None = OptionalPrice
+    thinking_output_per_mtok: float | None = OptionalPrice
+    price_tiers: tuple[PriceTier, ...] = ()
     context_window: int | None = Field(default=None, gt=0)
+    deprecation_date: dt.date | None = None
+    successor: str | None = Field(default=None, min_length=1, max_length=200)
+    litellm_key: str | None = Field(default=None, min_length=1, max_length=300)
     tokenizer: str = Field(default="o200k_base", min_length=1)
     tokenizer_fidelity: Fidelity = "proxy"
     tokenizer_note: str = ""
@@ -50,6 +68,11 @@ class ApiPrice(BaseModel):
             )
         if (self.batch_input_per_mtok is None) != (self.batch_output_per_mtok is None):
             raise ValueError("batch_input_per_mtok and batch_output_per_mtok go together")
+        starts = [tier.above_tokens for tier in self.price_tiers]
+        if starts != sorted(set(starts)):
+            raise ValueError("price_tiers must be in ascending order of above_tokens, each start once")
+        if self.price_tiers and self.long_context_threshold is not None:
+            raise ValueError("price_tiers and long_context_threshold are two ways to say one thing: use one")
         return self
 
     def token_prices(self) -> TokenPrices:
@@ -64,6 +87,9 @@ class ApiPrice(BaseModel):
             long_context_threshold=self.long_context_threshold,
             long_context_input_per_mtok=self.long_context_input_per_mtok,
             long_context_output_per_mtok=self.long_context_output_per_mtok,
+            batch_cached_input_per_mtok=self.batch_cached_input_per_mtok,
+            thinking_output_per_mtok=self.thinking_output_per_mtok,
+            prompt_tiers=tuple((t.above_tokens, t.input_per_mtok, t.output_per_mtok) for t in self.price_tiers),
         )
 
 

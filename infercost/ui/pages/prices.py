@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import datetime as dt
-import tempfile
-from pathlib import Path
 
 import pandas as pd
 import streamlit as st
 
 from infercost.errors import InputError
 from infercost.files import parse_document
-from infercost.pricing import ApiPrice, validate_entries
-from infercost.pricing.litellm import import_litellm
+from infercost.pricing import ApiPrice
+from infercost.pricing.diff import review_api_upload
+from infercost.pricing.lifecycle import lifecycle, lifecycle_note
 from infercost.ui.cached import catalog_json, gpu_prices_json, show_input_error
 
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
@@ -30,13 +29,42 @@ def with_age(rows: list[dict]) -> pd.DataFrame:
     return frame
 
 
+def with_lifecycle(frame: pd.DataFrame) -> pd.DataFrame:
+    """Each model's lifecycle (current / retiring within 30 days / retired) and, when flagged, its successor."""
+    entries = [ApiPrice(**row) for row in catalog_json()]
+    frame["lifecycle"] = [lifecycle(entry, today=dt.date.today()) for entry in entries]
+    frame["lifecycle_note"] = [lifecycle_note(entry, today=dt.date.today()) for entry in entries]
+    return frame
+
+
+def show_review(review: dict) -> None:
+    """The diff an upload would make, shown before it is applied."""
+    summary = review["summary"]
+    st.markdown(f"**This file would change:** {summary['added']} new models, {summary['removed']} not in the file, "
+                f"{summary['flagged']} retired or retiring, {summary['changed']} changed values, "
+                f"{summary['deliberate']} values where the catalog differs on purpose (kept).")  # fmt: skip
+    if review["changed"]:
+        st.dataframe(pd.DataFrame(review["changed"]).astype(str), hide_index=True, key="review_changes")
+    if review["added"]:
+        st.caption("New: " + ", ".join(review["added"][:50]) + (" …" if len(review["added"]) > 50 else ""))
+    if review["skipped"]:
+        st.caption(f"{len(review['skipped'])} entries of the file left out, each with its reason:")
+        st.dataframe(pd.DataFrame(review["skipped"], columns=["entry: reason"]), hide_index=True, key="review_skipped")
+
+
 api_tab, gpu_tab, yours_tab = st.tabs(["API models", "GPUs", "Your prices"])
 with api_tab:
-    api = with_age(catalog_json())
-    columns = ["id", "provider", "input_per_mtok", "output_per_mtok", "cached_input_per_mtok", "cache_write_per_mtok",
-               "batch_input_per_mtok", "batch_output_per_mtok", "long_context_threshold", "tokenizer",
-               "tokenizer_fidelity", "as_of", "age_days", "stale", "source"]  # fmt: skip
-    st.dataframe(api[columns], hide_index=True, column_config={"source": st.column_config.LinkColumn()}, key="api_prices")
+    api = with_lifecycle(with_age(catalog_json()))
+    flagged = api[api["lifecycle"] != "current"]
+    if len(flagged):
+        st.warning(f"{len(flagged)} models are retired or retire within 30 days; they stay for old scenarios:\n\n"
+                   + "\n".join(f"- **{row.id}**: {row.lifecycle_note}" for row in flagged.itertuples()))  # fmt: skip
+    columns = ["id", "provider", "lifecycle", "input_per_mtok", "output_per_mtok", "cached_input_per_mtok",
+               "cache_write_per_mtok", "batch_input_per_mtok", "batch_output_per_mtok", "long_context_threshold",
+               "deprecation_date", "successor", "tokenizer", "tokenizer_fidelity", "as_of", "age_days", "stale",
+               "source"]  # fmt: skip
+    links = {"source": st.column_config.LinkColumn()}
+    st.dataframe(api[columns], hide_index=True, column_config=links, key="api_prices")
     st.caption(f"{len(api)} models from {api['provider'].nunique()} providers; US$ per 1M tokens.")
 with gpu_tab:
     gpu = with_age(gpu_prices_json())
@@ -47,26 +75,29 @@ with gpu_tab:
 with yours_tab:
     st.markdown("Your prices replace catalog entries with the same id and add new ones. They stay in this session.")
     upload = st.file_uploader("Price file (JSON or YAML, catalog schema) or LiteLLM's price map", type=["json", "yaml", "yml"])
-    if upload is not None and st.button("Load prices", key="load_prices"):
+    if upload is not None and st.button("Review prices", key="load_prices"):
         try:
             if upload.size > MAX_UPLOAD_BYTES:
                 raise InputError(upload.name, f"larger than {MAX_UPLOAD_BYTES // 2**20} MiB")
-            text = upload.getvalue().decode("utf-8-sig")
-            document = parse_document(text, name=upload.name)
-            if isinstance(document, dict) and "entries" not in document:  # LiteLLM's map: model name -> prices
-                with tempfile.TemporaryDirectory() as folder:
-                    path = Path(folder) / "litellm.json"
-                    path.write_text(text, encoding="utf-8")
-                    imported = import_litellm(path, as_of=dt.date.today())
-                entries, skipped = imported.entries, len(imported.skipped)
-            else:
-                entries, skipped = validate_entries(document, ApiPrice, name=upload.name), 0
-            st.session_state["price_overrides"] = [entry.model_dump(mode="json") for entry in entries]
-            st.success(f"Loaded {len(entries)} prices" + (f" ({skipped} entries without prices skipped)" if skipped else ""))
+            document = parse_document(upload.getvalue().decode("utf-8-sig"), name=upload.name)
+            catalog = [ApiPrice(**row) for row in catalog_json()]
+            entries, diff, skipped = review_api_upload(document, catalog, name=upload.name, today=dt.date.today())
+            st.session_state["price_review"] = {
+                **diff.to_json(), "skipped": [f"{k}: {v}" for k, v in skipped.items()],
+                "entries": [entry.model_dump(mode="json", exclude_none=True) for entry in entries],
+            }  # fmt: skip
         except UnicodeDecodeError:
             show_input_error(InputError(upload.name, "not UTF-8 text"))
         except InputError as error:
             show_input_error(error)
+    review = st.session_state.get("price_review")
+    if review:
+        show_review(review)
+        if st.button(f"Apply {len(review['entries'])} prices", key="apply_prices", type="primary"):
+            applied = {e["id"]: e for e in [*st.session_state["price_overrides"], *review["entries"]]}
+            st.session_state["price_overrides"] = list(applied.values())
+            st.session_state.pop("price_review")
+            st.success(f"Applied {len(review['entries'])} prices to your prices (this session).")
     st.markdown("**Add or change one price** (e.g. a negotiated rate)")
     a, b, c, d = st.columns(4)
     model_id = a.text_input("Model id", key="override_id")
