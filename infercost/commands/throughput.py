@@ -22,7 +22,8 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         "Example: python -m infercost throughput roofline:meta-llama/Llama-3.1-8B-Instruct@1xL40S:fp8 "
         "--input-tokens 1000 --output-tokens 300 --concurrency 1,5,20,50 --json",
     )
-    parser.add_argument("source", metavar="SOURCE", help="run id, published:/measured: id, or roofline:MODEL@NxGPU:DTYPE")
+    parser.add_argument("source", metavar="SOURCE",
+                        help="run id, published:/measured: id, or roofline:MODEL@NxGPU:DTYPE")  # fmt: skip
     parser.add_argument("--input-tokens", type=int, required=True, metavar="N", help="prompt tokens per request")
     parser.add_argument("--output-tokens", type=int, required=True, metavar="M", help="output tokens per request")
     parser.add_argument("--concurrency", metavar="LEVELS", help="closed-loop users, e.g. 1,5,20,50 (default: the "

@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -40,8 +41,14 @@ def diurnal_shape(peak_to_average: float, peak_hour: int = DEFAULT_PEAK_HOUR) ->
     """24 hourly weights with mean 1 and max/mean = ``peak_to_average``: a von Mises curve ``exp(k cos(2πΔh/24))``.
 
     One smooth hump a day, like interactive traffic; ``k`` is found by bisection so the peak matches. Over 24 hourly
-    samples max/mean can approach but never reach 24 (all traffic in one hour).
+    samples max/mean can approach but never reach 24 (all traffic in one hour). Cached: sizing asks for the same
+    curve at every volume it tries.
     """
+    return _diurnal_shape(float(peak_to_average), int(peak_hour)).copy()
+
+
+@cache
+def _diurnal_shape(peak_to_average: float, peak_hour: int) -> NDArray[np.float64]:
     if not 1 <= peak_to_average < HOURS:
         raise InputError("peak_to_average", f"must be in [1, 24) for a daily load shape, got {peak_to_average!r}")
     cosines = np.cos(2 * np.pi * (np.arange(HOURS) - peak_hour) / HOURS)

@@ -2,7 +2,7 @@
 
 - ``profiles``: throughput profiles from stored runs and bundled tables (``data/measured``, ``data/published``);
   the one module here that reads files or the store.
-- ``architectures``, ``roofline``, ``roofline_estimate``: model shapes and the hardware bounds that give priors and
+- ``architectures``, ``roofline``: model shapes and the hardware bounds that give priors and
   estimates for setups nobody measured.
 - ``perfmodel``: the performance model fitted to points, to carry them to another token shape.
 - ``operating_points``: a self-host setup's points at the workload's shape, with the basis every figure states.

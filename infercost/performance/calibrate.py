@@ -145,8 +145,8 @@ class Calibration:
 
 
 def _closed_loop(setup: Setup, coefficients: NDArray, concurrency: int, input_len: int, output_len: int) -> Trace:
-    return simulate_closed_loop(setup.cost, setup.config, coefficients, concurrency=concurrency,
-                                input_len=input_len, output_len=output_len, client_delay_ms=CLIENT_DELAY_MS)  # fmt: skip
+    return simulate_closed_loop(setup.cost, setup.config, coefficients, concurrency=concurrency, input_len=input_len,
+                                output_len=output_len, client_delay_ms=CLIENT_DELAY_MS)  # fmt: skip
 
 
 def _rows(trace: Trace, obs: Observation) -> list[tuple[NDArray, float]]:
@@ -232,7 +232,9 @@ def _solve(traces: Sequence[Trace], observations: Sequence[Observation]) -> tupl
     return np.append(fitted, 1.0), float(residuals @ residuals)
 
 
-def _tail_scales(traces: Sequence[Trace], observations: Sequence[Observation], coefficients: NDArray) -> tuple[float, float]:
+def _tail_scales(
+    traces: Sequence[Trace], observations: Sequence[Observation], coefficients: NDArray
+) -> tuple[float, float]:
     """How much wider measured tails are than simulated ones (the simulation has no noise of its own)."""
 
     def scale(metric: str) -> float:

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from infercost.costmodel import ThroughputPoint
+from infercost.errors import InputError
 from infercost.performance.perfmodel import (
     MeasuredPoint,
     PerformanceModel,
@@ -18,10 +19,9 @@ from infercost.performance.perfmodel import (
     holdout_errors,
     summarize_holdout,
 )
-from infercost.profile import SelfHost
-from infercost.errors import InputError
 from infercost.performance.predict import PredictedProfile, predict_profile, predict_roofline
 from infercost.performance.profiles import ThroughputProfile, find_profile
+from infercost.profile import SelfHost
 
 SHAPE_TOLERANCE = 0.2  # a measured point holds for token shapes within ±20% of the one it was measured at
 

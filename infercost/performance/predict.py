@@ -22,21 +22,29 @@ from pathlib import Path
 
 from infercost.errors import InputError
 from infercost.performance.architectures import find_architecture
-from infercost.performance.calibrate import PRIOR, Calibration, Prediction, Setup, fit, predict_concurrency, predict_rate
+from infercost.performance.calibrate import (
+    PRIOR,
+    Calibration,
+    Prediction,
+    Setup,
+    fit,
+    predict_concurrency,
+    predict_rate,
+)
 from infercost.performance.engine import ENGINE_PRESETS, kv_capacity_tokens
 from infercost.performance.expected_error import expected_error, stored_calibrations
-from infercost.performance.validation import Table
 from infercost.performance.profiles import (
     ThroughputProfile,
+    _shape,
+    _weights_dtype,
     closed_loop_profiles,
     engine_hardware,
     engine_setup,
     find_profile,
     observations,
     validation_tables,
-    _shape,
-    _weights_dtype,
 )
+from infercost.performance.validation import Table
 
 DEFAULT_CONCURRENCIES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 ENGINE_MODEL_VERSION = 1  # bump when the simulation or the fit changes, so stored calibrations are refitted

@@ -17,14 +17,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from infercost.errors import InputError
 from infercost.performance.architectures import ARCHITECTURES, find_architecture
 from infercost.performance.calibrate import Observation, Setup
 from infercost.performance.engine import Hardware as EngineHardware
 from infercost.performance.engine import engine_preset
 from infercost.performance.roofline import DTYPE_ALIASES, DTYPE_BYTES, ModelShape, model_shape_from_config
-from infercost.performance.roofline_estimate import Hardware, measured_efficiency, roofline_points
-from infercost.costmodel.selfhost import ThroughputPoint
-from infercost.errors import InputError
 from infercost.performance.validation import Table
 
 BUNDLED_KINDS = ("measured", "published")
@@ -191,70 +189,11 @@ def find_profile(profile_id: str, db_path: str | Path | None = None) -> Throughp
         db.close()
 
 
-def _hardware(gpu: str, gpus: int) -> Hardware:
-    from infercost.pricing import bundled_gpu_specs
-
-    for spec in bundled_gpu_specs():
-        if spec.gpu.lower() == gpu.lower():
-            return Hardware(spec.memory_bandwidth_gbps, spec.bf16_dense_tflops, spec.memory_gb, gpus)
-    known = ", ".join(spec.gpu for spec in bundled_gpu_specs())
-    raise InputError("gpu", f"no datasheet for {gpu!r}; known: {known}")
-
-
 def _shape(model: str) -> ModelShape:
     found = find_architecture(model)
     if found is None:
         raise InputError("model", f"unknown architecture {model!r}; known: {', '.join(ARCHITECTURES)}")
     return model_shape_from_config(found[1])
-
-
-def _efficiency_of(profile: ThroughputProfile) -> float | None:
-    """How close a measured or published setup came to its own roofline; None where its shape is unknown."""
-    if find_architecture(profile.model) is None or not (profile.input_len and profile.output_len):
-        return None
-    try:
-        hw = _hardware(profile.hardware, profile.gpus_per_replica)
-    except InputError:
-        return None
-    points = [ThroughputPoint(p["concurrency"], p["request_throughput"]) for p in profile.points]
-    dtype = profile.dtype if profile.dtype.lower() in DTYPE_BYTES or profile.dtype in ("bf16", "fp16") else "bfloat16"
-    return measured_efficiency(points, _shape(profile.model), hw, dtype=dtype, input_len=profile.input_len,
-                               output_len=profile.output_len)  # fmt: skip
-
-
-def reference_efficiency(gpu: str, model: str, candidates: Sequence[ThroughputProfile]) -> tuple[float, str]:
-    """The measured-to-roofline ratio of the nearest profile: same GPU and model, then same GPU, then any."""
-
-    def nearness(p: ThroughputProfile) -> tuple[bool, bool, bool]:
-        same_model = find_architecture(p.model) == find_architecture(model)
-        return (p.hardware.lower() != gpu.lower(), not same_model, p.basis != "measured")
-
-    for profile in sorted(candidates, key=nearness):
-        efficiency = _efficiency_of(profile)
-        if efficiency is not None:
-            return efficiency, profile.id
-    return 1.0, ""
-
-
-def roofline_profile(
-    model: str, gpu: str, *, dtype: str = "bfloat16", gpus: int = 1, input_len: float, output_len: float,
-    candidates: Sequence[ThroughputProfile] | None = None,
-) -> ThroughputProfile:
-    """An estimate for a setup nobody measured, corrected by the nearest measured or published profile."""
-    shape, hw = _shape(model), _hardware(gpu, gpus)
-    efficiency, reference = reference_efficiency(gpu, model, bundled_profiles() if candidates is None else candidates)
-    points = roofline_points(shape, hw, dtype=dtype, input_len=input_len, output_len=output_len, efficiency=efficiency)
-    if reference:
-        notes = f"roofline bound × {efficiency:.2f}, the measured-to-roofline ratio of {reference}"
-    else:
-        notes = "uncorrected roofline bound (no measured profile to calibrate against): an upper bound"
-    return ThroughputProfile(
-        id=f"roofline:{model}@{gpus}x{gpu}:{dtype}", name=f"{model} on {gpus}× {gpu} ({dtype}), roofline estimate",
-        model=model, hardware=gpu, engine="roofline estimate", dtype=dtype, basis="roofline", input_len=input_len,
-        output_len=output_len, gpus_per_replica=gpus, notes=notes + "; tensor parallelism taken as ideal",
-        points=[{"concurrency": p.concurrency, "request_throughput": p.request_throughput,
-                 "output_throughput": p.output_throughput, **p.latency_ms} for p in points],
-    )  # fmt: skip
 
 
 def engine_hardware(gpu: str, gpus: int, dtype: str) -> EngineHardware:

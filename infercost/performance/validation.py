@@ -141,11 +141,9 @@ def _best(observations: Sequence[Observation]) -> float:
 
 def _ratio_error(moved: Setup, calibration: Calibration, target: Table, source: Table) -> float:
     """Predicted over published ratio of best throughput (target setup / source setup), minus one."""
-    predicted = _best([
-        Observation(o.concurrency, o.input_len, o.output_len,
-                    predict_concurrency(moved, calibration, o.concurrency, o.input_len, o.output_len).request_throughput)
-        for o in target.observations
-    ])  # fmt: skip
+    predictions = [predict_concurrency(moved, calibration, o.concurrency, o.input_len, o.output_len)
+                   for o in target.observations]  # fmt: skip
+    predicted = max(p.request_throughput for p in predictions)
     published_ratio = _best(target.observations) / _best(source.observations)
     return (predicted / _best(source.observations)) / published_ratio - 1.0
 

@@ -21,7 +21,9 @@ def predicted(source: str, input_len: int, output_len: int, concurrencies: tuple
     return predict_source(source, input_len, output_len, concurrencies=concurrencies).as_dict()
 
 
-def prediction_figure(measured: list[dict[str, Any]], measured_shape: str, curves: dict[str, dict[str, Any]]) -> go.Figure:
+def prediction_figure(
+    measured: list[dict[str, Any]], measured_shape: str, curves: dict[str, dict[str, Any]]
+) -> go.Figure:
     """Throughput, TTFT and TPOT against concurrency: measured points as markers, each predicted curve a line."""
     figure = make_subplots(rows=1, cols=3, subplot_titles=[title for _, title in PANELS])
     for column, (metric, _) in enumerate(PANELS, start=1):

@@ -8,8 +8,8 @@ import pytest
 from infercost.compare import api_cost_at, self_host_cost_at
 from infercost.costmodel import SelfHostSetup, ThroughputPoint
 from infercost.costmodel.breakeven import break_even_regions, describe_regions, self_host_step_cost
-from infercost.estimate import estimate, resolve_setup
-from infercost.performance.profiles import bundled_profiles
+from infercost.estimate import BREAK_EVEN_SEARCH, estimate, resolve_setup
+from infercost.performance.profiles import closed_loop_profiles
 from infercost.pricing import bundled_api_prices, find_price
 from infercost.profile import parse_profile
 from infercost.ui.setups import DEFAULT_SLO, rented_price
@@ -57,22 +57,32 @@ def contains(regions, calls: float) -> bool:
     return any(start <= calls <= (math.inf if end is None else end) for start, end in regions)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["always_on", "autoscaled", "offline_batch"])
-@pytest.mark.parametrize("throughput", bundled_profiles(), ids=lambda p: p.id)
+@pytest.mark.parametrize("throughput", closed_loop_profiles(), ids=lambda p: p.id)
 def test_regions_match_a_brute_force_scan_against_every_catalog_model(throughput, mode):
     profile = parse_profile(bundled_case(throughput, mode))
     row = estimate(profile)["self_host"][0]
     assert row["meets_slo"], row["warnings"]
     self_host = self_host_cost_at(profile, resolve_setup(profile, profile.self_host[0], 0, None))
-    grid = np.geomspace(1, 3e8, 2000)
+    # regions are searched up to BREAK_EVEN_SEARCH times today's volume; past it they say nothing
+    grid = np.geomspace(1, profile.calls_per_day * BREAK_EVEN_SEARCH, 2000)
     self_host_costs = np.array([self_host(float(n)) for n in grid])
     for model_id, regions in row["break_even"].items():
         api = api_cost_at(profile, find_price(bundled_api_prices(), model_id))
+        per_call = api(1e6) / 1e6  # an API bill is linear in calls (checked at the ends of the grid)
+        assert api(float(grid[0])) == pytest.approx(per_call * grid[0]) and api(float(grid[-1])) == pytest.approx(
+            per_call * grid[-1])
+        api_costs = per_call * grid
         edges = np.array([e for r in regions for e in r if e is not None])
-        for calls, cost in zip(grid, self_host_costs, strict=True):
-            if edges.size and np.min(np.abs(edges - calls)) <= 1e-6 * calls:
-                continue  # at a boundary, within tolerance
-            assert contains(regions, calls) == (cost <= api(calls) * (1 + 1e-12)), (model_id, calls, regions)
+        near_edge = np.zeros(grid.size, dtype=bool) if not edges.size else \
+            np.min(np.abs(edges[None, :] - grid[:, None]), axis=1) <= 1e-6 * grid  # fmt: skip
+        inside = np.zeros(grid.size, dtype=bool)
+        for start, end in regions:
+            inside |= (grid >= start) & (grid <= (math.inf if end is None else end))
+        cheaper = self_host_costs <= api_costs * (1 + 1e-12)
+        wrong = ~near_edge & (inside != cheaper)
+        assert not wrong.any(), (model_id, grid[wrong][:3], regions)
         for start, end in regions:  # each boundary is where the answer changes
             assert self_host(start * (1 + 1e-7)) <= api(start * (1 + 1e-7)) * (1 + 1e-9)
             if start > 1 and not contains(regions, start * (1 - 1e-7)):

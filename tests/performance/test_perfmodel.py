@@ -6,13 +6,13 @@ import re
 import numpy as np
 import pytest
 
+from infercost.errors import InputError
 from infercost.performance.perfmodel import (
     MeasuredPoint,
     fit_performance_model,
     holdout_errors,
     summarize_holdout,
 )
-from infercost.errors import InputError
 
 SHAPES = [(128, 128), (512, 256), (2048, 128), (1024, 512)]  # (input_len, output_len)
 CONCURRENCIES = [1, 4, 16, 64]

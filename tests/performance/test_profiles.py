@@ -10,9 +10,10 @@ from infercost.costmodel import ThroughputPoint
 from infercost.errors import InputError
 from infercost.estimate import estimate, run_loader
 from infercost.performance.operating_points import effective_slo
+from infercost.performance.predict import predict_roofline
+from infercost.performance.profiles import bundled_profiles, find_profile
 from infercost.profile import parse_profile
 from infercost.runner.scripted_server import Script, running
-from infercost.performance.profiles import bundled_profiles, find_profile, roofline_profile
 
 
 def test_bundled_profiles_carry_their_basis_and_source():
@@ -56,18 +57,20 @@ def test_a_stored_sweep_becomes_the_estimates_measured_basis(tmp_path):
 
 
 def test_a_roofline_estimate_says_it_is_one_and_what_calibrated_it():
-    profile = roofline_profile("llama-3.1-8b", "H100 SXM", input_len=1000, output_len=200)
-    assert profile.basis == "roofline" and "roofline" in profile.notes
-    throughputs = [p["request_throughput"] for p in profile.points]
+    predicted = predict_roofline("llama-3.1-8b", "H100 SXM", 1, "bfloat16", 1000, 200)
+    assert predicted.basis == "roofline" and "calibrated on published:" in predicted.notes[0]
+    assert predicted.transfer == "gpu" and predicted.expected_error["request_throughput"]["n"] > 0
+    throughputs = [p.request_throughput for p in predicted.points]
     assert throughputs == sorted(throughputs)  # more concurrency, more requests/s, up to memory
     row = estimate(workload({"roofline": {"model": "llama-3.1-8b", "gpu": "H100 SXM"}}))["self_host"][0]
     assert row["basis"] == "roofline" and row["run_id"] is None and row["basis_note"]
 
 
 def test_roofline_drops_concurrencies_whose_kv_cache_does_not_fit():
-    small = roofline_profile("llama-3.1-70b", "L4", gpus=8, input_len=8000, output_len=1000)
-    large = roofline_profile("llama-3.1-70b", "H200", gpus=8, input_len=8000, output_len=1000)
-    assert max(p["concurrency"] for p in small.points) < max(p["concurrency"] for p in large.points)
+    small = predict_roofline("llama-3.1-70b", "L4", 8, "bfloat16", 8000, 1000)
+    large = predict_roofline("llama-3.1-70b", "H200", 8, "bfloat16", 8000, 1000)
+    assert max(p.level for p in small.points) < max(p.level for p in large.points)
+    assert "levels that do not fit are left out" in " ".join(small.notes)
 
 
 @pytest.mark.parametrize(("field", "value", "message"), [("gpu", "TPU v9", "no datasheet"),

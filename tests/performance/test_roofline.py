@@ -3,8 +3,17 @@
 import pytest
 
 from infercost.performance.roofline import (
-    ModelShape, count_params, decode_step_seconds, decode_tokens_per_s, canonical_gpu_name, kv_bytes_per_token,
-    model_shape_from_config, prefill_bound_seconds, prefill_seconds, roofline_pct, weight_bytes,
+    ModelShape,
+    canonical_gpu_name,
+    count_params,
+    decode_step_seconds,
+    decode_tokens_per_s,
+    kv_bytes_per_token,
+    model_shape_from_config,
+    prefill_bound_seconds,
+    prefill_seconds,
+    roofline_pct,
+    weight_bytes,
 )
 
 # 1000 parameters, of which the untied 10 x 10 input embedding (100) is not read by a decode step.
