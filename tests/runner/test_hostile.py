@@ -88,3 +88,24 @@ def test_a_server_that_echoes_the_key_never_gets_it_stored_or_shown(
     assert errors and all("[redacted]" in error for error in errors)
     for path in tmp_path.glob("k.db*"):
         assert secret.encode() not in path.read_bytes()
+
+
+def test_a_key_stored_before_scrubbing_existed_is_not_shown(
+        tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A database written by an older version: the echoed key sits in runs.engine and requests.error as sent."""
+    monkeypatch.setenv("MY_KEY", "plain-key-without-a-known-shape")
+    db = store.connect(tmp_path / "old.db")
+    run_id = store.create_run(db, backend="openai", model="m", config={"options": {"api_key_env": "MY_KEY"}},
+                              hardware={}, engine={})
+    with db:  # what an older version stored, bypassing today's scrubbing
+        db.execute("UPDATE runs SET engine = ? WHERE id = ?",
+                   (json.dumps({"server": "x (Bearer sk-old-0123456789abcdefgh) plain-key-without-a-known-shape"}),
+                    run_id))
+        db.execute("INSERT INTO requests (run_id, idx, repeat, seq, phase, session, itl, status, error) "
+                   "VALUES (?, 0, 0, 0, 'measure', 0, x'', 'http_error', 'HTTP 401: Bearer sk-old-0123456789abcdefgh')",
+                   (run_id,))
+    assert "sk-old" not in store.get_requests(db, run_id)[0]["error"]
+    db.close()
+    assert main(["runs", "show", run_id, "--db", str(tmp_path / "old.db"), "--json"]) == 0
+    shown = capsys.readouterr().out
+    assert "sk-old" not in shown and "plain-key-without" not in shown and "[redacted]" in shown
