@@ -118,6 +118,7 @@ class Progress:
     failed: int = 0
     planned: int | None = None
     phase: str = "starting"
+    run_id: str | None = None  # known once the run is stored, before the first request
     on_change: Callable[[Progress], None] | None = None
 
     def changed(self) -> None:
@@ -190,6 +191,7 @@ class Sweep:
                 self.run_id = create_run(self.config, self.db_path, engine)
             elif not store.get_run(self.db, self.run_id)["engine"]:
                 store.set_run_engine(self.db, self.run_id, engine, secrets)
+            self.progress.run_id = self.run_id
             self.session = store.next_session(self.db, self.run_id)
             store.set_run_status(self.db, self.run_id, "running")
             levels = store.get_levels(self.db, self.run_id)
