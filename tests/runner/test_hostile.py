@@ -4,6 +4,8 @@ with a reason, the sweep goes on to the end, and nothing hangs past the request 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -13,6 +15,7 @@ from infercost import store
 from infercost.cli import main
 
 REQUESTS = 4  # every second one (the server's fault_every=2) gets the fault
+REPO = Path(__file__).resolve().parents[2]
 
 CASES = [  # (fault, failure kind, extra bench arguments)
     ("usage_list", "bad_response", []),
@@ -109,3 +112,16 @@ def test_a_key_stored_before_scrubbing_existed_is_not_shown(
     assert main(["runs", "show", run_id, "--db", str(tmp_path / "old.db"), "--json"]) == 0
     shown = capsys.readouterr().out
     assert "sk-old" not in shown and "plain-key-without" not in shown and "[redacted]" in shown
+
+
+@pytest.mark.slow
+def test_broken_http_prints_no_traceback_from_the_event_loop(scripted, tmp_path: Path) -> None:
+    """A real ``python -m infercost bench``: an exception in an asyncio protocol callback is logged by asyncio as
+    "Fatal error ... Traceback" on stderr (pytest's log capture hides it in process), so run it as a user would."""
+    with scripted(ttft_ms=1, gap_us=200, fault="bad_chunk", fault_every=2) as url:
+        done = subprocess.run(
+            [sys.executable, "-m", "infercost", "bench", "--base-url", url, "--model", "scripted", "--concurrency",
+             "2", "--requests", str(REQUESTS), "--warmup", "0", "--output-tokens", "8", "--db", str(tmp_path / "t.db"),
+             "--json"], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "Traceback" not in done.stderr and "Fatal error" not in done.stderr
+    assert json.loads(done.stdout)["levels"][0]["failures"] == {"bad_response": 2}
