@@ -54,6 +54,7 @@ MALFORMED = {  # fault name: what the server does (give it as --fault NAME, on e
     "bad_status": "a status line that is not HTTP",
     "redirect": "a 307 to another URL",
     "echo_auth": "a 401 whose body echoes the Authorization header, which /models also echoes in Server",
+    "bad_models": "/models answers {\"data\": 5} (the streams are fine)",
 }
 HUGE_LINE_BYTES = 64 << 20  # over the runner's cap for short outputs (16 MiB + 64 KiB a token)
 
@@ -233,7 +234,8 @@ class ScriptedServer:
     def _route(self, conn: _Conn, method: str, path: str, body: bytes, t_recv: float) -> None:
         if method == "GET" and path.endswith("/models"):
             server = f"scripted (you sent {conn.auth_value})" if conn.auth_value else "scripted"
-            self._reply(conn, 200, {"object": "list", "data": [{"id": "scripted", "object": "model"}]}, server)
+            models = 5 if self.script.fault == "bad_models" else [{"id": "scripted", "object": "model"}]
+            self._reply(conn, 200, {"object": "list", "data": models}, server)
         elif method == "POST" and path.endswith(("/completions", "/chat/completions")):
             try:
                 request = json.loads(body)

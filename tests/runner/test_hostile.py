@@ -125,3 +125,12 @@ def test_broken_http_prints_no_traceback_from_the_event_loop(scripted, tmp_path:
              "--json"], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and "Traceback" not in done.stderr and "Fatal error" not in done.stderr
     assert json.loads(done.stdout)["levels"][0]["failures"] == {"bad_response": 2}
+
+
+def test_a_malformed_model_list_is_no_model_list(scripted, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    with scripted(ttft_ms=1, gap_us=200, fault="bad_models") as url:
+        code, summary, err = bench(capsys, url, tmp_path / "m.db")
+    assert code == 0, err
+    assert summary["levels"][0]["completed"] == REQUESTS
+    run = store.get_run(store.connect(tmp_path / "m.db"), summary["run_id"])
+    assert run["engine"]["served_models"] == []

@@ -74,12 +74,7 @@ class OpenAIBackend:
         response = await self.client.request("GET", "/models", headers=self.headers)
         if response.error and response.status == 0:
             raise InputError("base_url", f"cannot reach {self.options.base_url}: {response.error}")
-        models = []
-        if response.status == 200:
-            try:
-                models = [m.get("id") for m in json.loads(response.body).get("data", [])]
-            except (ValueError, AttributeError):
-                models = []
+        models = _served_models(response.body) if response.status == 200 else []
         return {"engine": "openai-compatible", "base_url": self.options.base_url, "api": self.options.api,
                 "server": response.headers.get("server"), "served_models": models, "model": self.options.model}
 
@@ -117,6 +112,17 @@ class OpenAIBackend:
 
     async def close(self) -> None:
         await self.client.close()
+
+
+def _served_models(body: bytes) -> list[str]:
+    """The model ids of a ``/models`` answer; whatever is not one (malformed JSON or shape) is left out."""
+    try:
+        listing = json.loads(body)
+    except ValueError:
+        return []
+    data = listing.get("data") if isinstance(listing, dict) else None
+    items = data if isinstance(data, list) else []
+    return [item["id"] for item in items if isinstance(item, dict) and isinstance(item.get("id"), str)]
 
 
 def _token_counter(tokenizer_id: str | None):
