@@ -511,7 +511,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--log", type=Path)
     for f in fields(Script):
         kind = {"float": float, "int": int}.get(str(f.type), str)
-        parser.add_argument(f"--{f.name.replace('_', '-')}", type=kind, default=f.default)
+        faults = "; ".join(f"{name}: {what}" for name, what in MALFORMED.items())
+        help_text = f"one of {', '.join(FAULTS)}, or a malformed response: {faults}" if f.name == "fault" else None
+        parser.add_argument(f"--{f.name.replace('_', '-')}", type=kind, default=f.default, help=help_text)
     args = parser.parse_args(argv)
     script = Script(**{f.name: getattr(args, f.name) for f in fields(Script)})
     server = ScriptedServer(script, host=args.host, port=args.port, log=args.log)
