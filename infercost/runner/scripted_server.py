@@ -48,7 +48,7 @@ MALFORMED = {  # fault name: what the server does (give it as --fault NAME, on e
     "no_terminator": "a chunked stream that ends cleanly but without [DONE] or a finish_reason",
     "keepalive": "after the headers, SSE comments forever (each sooner than any idle timeout)",
     "endless_head": "a status line, then header lines forever",
-    "huge_line": "one 64 MiB line with no newline, then a normal end",
+    "huge_line": "one 24 MiB line with no newline, then a normal end",
     "not_sse": "a 200 with a JSON (non-streaming) body",
     "bad_chunk": "a chunk size that is not hexadecimal",
     "bad_status": "a status line that is not HTTP",
@@ -56,7 +56,7 @@ MALFORMED = {  # fault name: what the server does (give it as --fault NAME, on e
     "echo_auth": "a 401 whose body echoes the Authorization header, which /models also echoes in Server",
     "bad_models": "/models answers {\"data\": 5} (the streams are fine)",
 }
-HUGE_LINE_BYTES = 64 << 20  # over the runner's cap for short outputs (16 MiB + 64 KiB a token)
+HUGE_LINE_BYTES = 24 << 20  # over the runner's cap for short outputs (16 MiB + 64 KiB a token)
 
 
 @dataclass
