@@ -31,10 +31,6 @@ _FINISHED = re.compile(rb'"finish_reason"\s*:\s*"')
 MAX_BODY_BASE_BYTES = 16 << 20  # a response may hold this much plus PER_TOKEN for each token asked for
 MAX_BODY_PER_TOKEN_BYTES = 64 << 10  # ~200 bytes is usual; logprobs with top_logprobs=20 stay far under this
 
-
-class BadResponse(ValueError):
-    """What the server sent is not an OpenAI-compatible stream; the message says what was wrong."""
-
 # Common English words that nearly every BPE vocabulary holds as one token with its leading space.
 WORDS = (
     "the of and to in is was for on that with as by at from his her an are were which this be or had not but "
@@ -45,6 +41,18 @@ WORDS = (
     "air sea army war art film data report market company order system service level church station club"
 ).split()
 PATHS = {"completions": "/completions", "chat": "/chat/completions"}
+
+
+class BadResponse(ValueError):
+    """What the server sent is not an OpenAI-compatible stream; the message says what was wrong."""
+
+
+class Truncated(Exception):
+    """The stream ended early: ``dropped`` (no terminator) or ``truncated`` (fewer tokens than forced)."""
+
+    def __init__(self, kind: str, reason: str) -> None:
+        super().__init__(f"{kind}: {reason}")
+        self.kind = kind
 
 
 class OpenAIBackend:
@@ -190,12 +198,8 @@ def parse_response(response: Response, sink: StreamSink, spec: RequestSpec, *, c
     except BadResponse as error:
         return _failed(record, "bad_response", str(error))
     except Truncated as error:
-        return _failed(record, str(error).split(":", 1)[0], str(error))
+        return _failed(record, error.kind, str(error))
     return record
-
-
-class Truncated(Exception):
-    """The stream ended early: ``dropped: ...`` (no terminator) or ``truncated: ...`` (fewer tokens than forced)."""
 
 
 def _check_end(record: RequestRecord, sink: StreamSink, forced: bool) -> None:
@@ -203,11 +207,11 @@ def _check_end(record: RequestRecord, sink: StreamSink, forced: bool) -> None:
     server's own count is not short of it. (Chunk and tokenizer counts are not the server's and are not held to it.)"""
     last = sink.tokens[-1:] + sink.others[-3:]
     if b"[DONE]" not in sink.others and not any(_FINISHED.search(data) for data in last):
-        raise Truncated(f"dropped: the stream ended without [DONE] or a finish_reason, after {len(sink.times)} "
-                        "token-bearing chunks")
+        raise Truncated("dropped", f"the stream ended without [DONE] or a finish_reason, after {len(sink.times)} "
+                                   "token-bearing chunks")
     if forced and record.n_out_source == "usage" and record.n_out < (record.n_out_expected or 0):
-        raise Truncated(f"truncated: the server reported {record.n_out} completion tokens where "
-                        f"{record.n_out_expected} were forced")
+        raise Truncated("truncated", f"the server reported {record.n_out} completion tokens where "
+                                     f"{record.n_out_expected} were forced")
 
 
 def _http_error(response: Response) -> str:
