@@ -16,7 +16,7 @@ from typing import Any
 
 from infercost.commands.common import add_db_argument, table
 from infercost.errors import InputError
-from infercost.runner.backends import BACKENDS, BackendOptions
+from infercost.runner.backends import BACKENDS, SECONDS_PER_OUTPUT_TOKEN, BackendOptions
 from infercost.runner.patterns import PATTERNS
 from infercost.runner.sweep import Progress, SweepConfig, parse_levels, run_summary, run_sweep
 
@@ -46,6 +46,10 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     parser.add_argument("--warmup", type=int, help="warm-up requests per level, not measured (default: one per stream)")
     parser.add_argument("--repeats", type=int, default=1, help="repeat each level; the summary is the median")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds without a byte before a request fails")
+    parser.add_argument("--request-timeout", type=float, metavar="S",
+                        help="seconds one whole request may take, however steadily bytes arrive (a server sending "
+                             f"keep-alive comments forever); default: --timeout + {SECONDS_PER_OUTPUT_TOKEN:g} s per "
+                             "output token")
     parser.add_argument("--no-force-output", action="store_true",
                         help="do not send min_tokens/ignore_eos (for servers that reject them)")
     parser.add_argument("--extra-body", help="JSON object merged into every request body")
@@ -97,7 +101,7 @@ def config_from_args(args: argparse.Namespace) -> SweepConfig:
     options = BackendOptions(
         model=args.model, base_url=args.base_url, api=args.api, api_key_env=args.api_key_env,
         force_output=not args.no_force_output, extra_body=_extra_body(args.extra_body), read_timeout_s=args.timeout,
-        tokenizer=args.tokenizer, dtype=args.dtype, device=args.device)
+        total_timeout_s=args.request_timeout, tokenizer=args.tokenizer, dtype=args.dtype, device=args.device)
     if args.backend == "openai" and not args.base_url:
         raise InputError("base_url", "the openai backend needs --base-url, e.g. http://127.0.0.1:8000/v1")
     levels = parse_levels(args.rate, "rate") if args.pattern == "rate" and args.rate else parse_levels(args.concurrency)

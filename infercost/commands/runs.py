@@ -8,6 +8,7 @@ Example: python -m infercost runs --json
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Any
 
 from infercost import store
@@ -49,14 +50,24 @@ def render_list(payload: list[dict[str, Any]]) -> str:
 
 
 def show_run(args: argparse.Namespace) -> dict[str, Any]:
+    """The run as stored (already scrubbed of credential shapes), and of the key its variable holds now: a row
+    stored before scrubbing existed may hold it in another shape."""
     summary = run_summary(args.db, args.run_id)
     db = store.connect(args.db)
     try:
         run = store.get_run(db, args.run_id)
     finally:
         db.close()
-    return {**summary, "created_at": run["created_at"], "source": run["source"], "config": run["config"],
-            "hardware": run["hardware"], "engine": run["engine"]}
+    shown = {**summary, "created_at": run["created_at"], "source": run["source"], "config": run["config"],
+             "hardware": run["hardware"], "engine": run["engine"]}
+    return store.scrub(shown, _key_in_use(run["config"]))
+
+
+def _key_in_use(config: Any) -> list[str]:
+    options = config.get("options") if isinstance(config, dict) else None
+    name = options.get("api_key_env") if isinstance(options, dict) else None
+    value = os.environ.get(name) if isinstance(name, str) and name else None
+    return [value] if value else []
 
 
 def import_run(args: argparse.Namespace) -> dict[str, Any]:

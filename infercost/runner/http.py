@@ -5,7 +5,10 @@ Why not httpx or aiohttp: a benchmark client must never be the bottleneck. Here 
 complete. Reads go into one preallocated 256 KiB buffer per connection (``BufferedProtocol``): a plain
 ``Protocol`` makes asyncio allocate 256 KiB for every ``recv``, which costs more than everything else per chunk.
 Connections are kept alive and pooled (as many as there are requests in flight), and a stalled server is
-detected by an idle timeout instead of hanging the sweep.
+detected by an idle timeout instead of hanging the sweep; a server that keeps sending without ever finishing (SSE
+comments, headers that never end) meets the request's total deadline, and one that sends more than a response
+could need meets a byte cap. A server that breaks HTTP (a status line that is not one, a chunk size that is not
+hexadecimal) ends that request with ``bad_response: ...``: never an exception out of an asyncio callback.
 """
 
 from __future__ import annotations
@@ -21,6 +24,13 @@ from infercost.runner.sse import Segment
 
 _clock = time.perf_counter
 Sink = Callable[[float, bytes], None]
+MAX_HEAD_BYTES = 64 * 1024  # a response's status line and headers
+MAX_CHUNK_LINE_BYTES = 4096  # a chunk-size line with its extensions
+DEFAULT_MAX_BODY_BYTES = 256 << 20
+
+
+class ProtocolError(ValueError):
+    """The server's bytes are not HTTP/1.1 as it must be spoken; the message says what was wrong."""
 
 
 @dataclass
@@ -32,7 +42,7 @@ class Response:
     headers: dict[str, str] = field(default_factory=dict)
     segments: list[Segment] = field(default_factory=list)
     complete: bool = False
-    error: str | None = None  # "timeout: ..." or "dropped: ..." when the response did not finish
+    error: str | None = None  # "timeout: ...", "dropped: ..." or "bad_response: ..." when it did not finish
 
     @property
     def body(self) -> bytes:
@@ -55,6 +65,8 @@ class _Connection(asyncio.BufferedProtocol):
         self.last_arrival = 0.0
         self.reusable = False
         self._sink: Sink | None = None
+        self._received = 0  # body bytes of this response so far
+        self._max_body = DEFAULT_MAX_BODY_BYTES
 
     # -- asyncio callbacks: the hot path ---------------------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -65,7 +77,10 @@ class _Connection(asyncio.BufferedProtocol):
 
     def buffer_updated(self, nbytes: int) -> None:
         now = _clock()
-        self.data_received(bytes(self._view[:nbytes]), now)
+        try:  # free unless raised (zero-cost exceptions); raised, it fails this request, not the event loop
+            self.data_received(bytes(self._view[:nbytes]), now)
+        except ValueError as error:  # ProtocolError, or the SSE decoder's StreamError
+            self.abort(f"bad_response: {error}")
 
     def data_received(self, data: bytes, now: float | None = None) -> None:
         now = now or _clock()
@@ -73,16 +88,30 @@ class _Connection(asyncio.BufferedProtocol):
         if self.response is None:
             return  # bytes nobody asked for (a server talking out of turn): ignore
         if self._head is not None:
-            self._head += data
-            end = self._head.find(b"\r\n\r\n")
-            if end < 0:
+            data = self._read_head(data)
+            if data is None or (not data and self._finished()):
                 return
-            data = self._head[end + 4:]
-            self._parse_head(self._head[:end])
-            self._head = None
-            if not data and not self._finished():
-                return
+        self._received += len(data)
+        if self._received > self._max_body:
+            raise ProtocolError(f"response body over {self._max_body} bytes")
         self._body(now, data)
+
+    def _read_head(self, data: bytes) -> bytes | None:
+        """Collect the status line and headers; the body bytes that came with them, or None while incomplete."""
+        self._head += data
+        end = self._head.find(b"\r\n\r\n")
+        if end < 0:
+            if len(self._head) > MAX_HEAD_BYTES:
+                raise ProtocolError(f"response headers over {MAX_HEAD_BYTES} bytes")
+            return None
+        head, rest = self._head[:end], self._head[end + 4:]
+        self._parse_head(head)
+        if 100 <= self.response.status < 200:  # an interim response (100 Continue, 103 Early Hints): skip it
+            self._head = b""
+            self.response.status, self.response.headers = 0, {}
+            return self._read_head(rest) if rest else None
+        self._head = None
+        return rest
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
@@ -93,14 +122,24 @@ class _Connection(asyncio.BufferedProtocol):
                 self.response.error = "dropped: connection closed before the response ended"
                 self.done.set_result(None)
 
+    def abort(self, error: str) -> None:
+        """End the current response as failed and close the connection (what is left of it cannot be trusted)."""
+        self.reusable = False
+        if self.response is not None and self.done is not None and not self.done.done():
+            self.response.error = error
+            self.done.set_result(None)
+        if self.transport is not None:
+            self.transport.close()
+
     # -- one request -----------------------------------------------------------------------------------------------
-    def start(self, request: bytes, sink: Sink | None = None) -> Response:
+    def start(self, request: bytes, sink: Sink | None = None, max_body: int = DEFAULT_MAX_BODY_BYTES) -> Response:
         """Write ``request`` and return the Response that fills as bytes arrive; ``t0`` is taken just before.
 
         With a ``sink``, the body of a 200 response goes to ``sink(t, bytes)`` as it arrives instead of
         ``Response.segments`` (a streaming decoder that must keep up, such as the SSE one)."""
         loop = asyncio.get_running_loop()
         self._sink = sink
+        self._received, self._max_body = 0, max_body
         self.done = loop.create_future()
         self._head: bytes | None = b""
         self._mode = "close"
@@ -117,8 +156,10 @@ class _Connection(asyncio.BufferedProtocol):
     def _parse_head(self, head: bytes) -> None:
         lines = head.decode("latin-1").split("\r\n")
         parts = lines[0].split(" ", 2)
+        if not parts[0].startswith("HTTP/") or len(parts) < 2 or not (parts[1].isdigit() and len(parts[1]) == 3):
+            raise ProtocolError(f"not an HTTP status line: {lines[0][:80]!r}")
         response = self.response
-        response.status = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else 0
+        response.status = int(parts[1])
         for line in lines[1:]:
             name, _, value = line.partition(":")
             response.headers[name.strip().lower()] = value.strip()
@@ -126,7 +167,10 @@ class _Connection(asyncio.BufferedProtocol):
         if "chunked" in response.headers.get("transfer-encoding", "").lower():
             self._mode, self.reusable = "chunked", keep_alive
         elif "content-length" in response.headers:
-            self._mode, self._need, self.reusable = "length", int(response.headers["content-length"]), keep_alive
+            length = response.headers["content-length"]
+            if not length.isdigit():
+                raise ProtocolError(f"Content-Length is not a number: {length[:40]!r}")
+            self._mode, self._need, self.reusable = "length", int(length), keep_alive
 
     def _finished(self) -> bool:
         if self._mode == "length" and self._need == 0:
@@ -170,6 +214,8 @@ class _Connection(asyncio.BufferedProtocol):
                 eol = buf.find(b"\r\n", pos)
                 if eol < 0:
                     self._partial = buf[pos:]
+                    if len(self._partial) > MAX_CHUNK_LINE_BYTES:
+                        raise ProtocolError("malformed chunked encoding: a chunk-size line that never ends")
                     break
                 line = buf[pos:eol]
                 pos = eol + 2
@@ -178,7 +224,7 @@ class _Connection(asyncio.BufferedProtocol):
                         self._finish()
                         break
                     continue
-                self._need = int(line.split(b";", 1)[0] or b"0", 16)
+                self._need = _chunk_size(line)
                 self._trailer = self._need == 0
         return b"".join(out)
 
@@ -186,6 +232,17 @@ class _Connection(asyncio.BufferedProtocol):
         self.response.complete = True
         if self.done is not None and not self.done.done():
             self.done.set_result(None)
+
+
+def _chunk_size(line: bytes) -> int:
+    size = line.split(b";", 1)[0].strip()
+    try:
+        value = int(size, 16)
+    except ValueError:
+        value = -1
+    if value < 0 or not size:
+        raise ProtocolError(f"malformed chunked encoding: chunk size {line[:40]!r} is not hexadecimal")
+    return value
 
 
 class HttpClient:
@@ -220,6 +277,14 @@ class HttpClient:
                 return conn
         return await self._connect()
 
+    async def preconnect(self, count: int) -> None:
+        """Open up to ``count`` idle connections now, as a warm-up would, so that no measured request pays for one."""
+        for _ in range(count - len(self._idle)):
+            try:
+                self._idle.append(await self._connect())
+            except (TimeoutError, OSError):
+                return  # the requests will meet the same error, and record it
+
     def _encode(self, method: str, path: str, body: bytes, headers: dict[str, str]) -> bytes:
         lines = [f"{method} {self.prefix}{path} HTTP/1.1", f"Host: {self.host_header}",
                  f"Content-Length: {len(body)}", "Connection: keep-alive"]
@@ -227,21 +292,24 @@ class HttpClient:
         return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
 
     async def request(self, method: str, path: str, body: bytes = b"", headers: dict[str, str] | None = None,
-                      sink: Sink | None = None) -> Response:
+                      sink: Sink | None = None, *, total_timeout: float | None = None,
+                      max_body: int = DEFAULT_MAX_BODY_BYTES) -> Response:
         """Send one request and wait for the whole response (or a timeout, or the server dropping it).
 
-        Never raises for server behaviour: a refused connection, a timeout or a dropped stream comes back as
-        ``Response.error`` so a sweep counts it and goes on.
+        ``total_timeout`` (s, default the client's) bounds the whole request, however steadily bytes arrive;
+        ``max_body`` bounds its body. Never raises for server behaviour: a refused connection, a timeout, a dropped
+        stream or broken HTTP comes back as ``Response.error`` so a sweep counts it and goes on.
         """
         raw = self._encode(method, path, body, headers or {})
+        total = total_timeout or self.total_timeout
         for attempt in (0, 1):
             fresh = not self._idle
             try:
                 conn = await self._acquire()
             except (TimeoutError, OSError) as error:
                 return Response(t0=_clock(), error=f"connect: {error or type(error).__name__}")
-            response = conn.start(raw, sink)
-            await self._wait(conn)
+            response = conn.start(raw, sink, max_body)
+            await self._wait(conn, total)
             stale = response.error and response.error.startswith("dropped") and not response.segments \
                 and response.status == 0 and not fresh
             if not stale or attempt:
@@ -253,19 +321,20 @@ class HttpClient:
             conn.transport.close()
         return response
 
-    async def _wait(self, conn: _Connection) -> None:
+    async def _wait(self, conn: _Connection, total_timeout: float | None) -> None:
         """Wait for the response; give up when no byte arrived for ``read_timeout`` s or ``total_timeout`` passed."""
         response, done = conn.response, conn.done
-        deadline = response.t0 + self.total_timeout if self.total_timeout else None
+        deadline = response.t0 + total_timeout if total_timeout else None
         while not done.done():
             timeout = self.read_timeout - (_clock() - conn.last_arrival)
             if deadline is not None:
                 timeout = min(timeout, deadline - _clock())
             if timeout <= 0:
-                what = "total" if deadline is not None and _clock() >= deadline else "read"
-                response.error = f"timeout: no complete response ({what} timeout)"
-                conn.reusable = False
-                done.set_result(None)
+                if deadline is not None and _clock() >= deadline:
+                    why = f"the response did not complete within the request deadline of {total_timeout:g} s"
+                else:
+                    why = f"no byte for {self.read_timeout:g} s (idle timeout)"
+                conn.abort(f"timeout: {why}")
                 return
             await asyncio.wait((done,), timeout=timeout)
 

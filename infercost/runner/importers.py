@@ -217,13 +217,13 @@ def import_file(path: str | Path, fmt: str, *, db_path: str | Path | None = None
     imported = IMPORTERS[fmt](read_json(path))
     db = store.connect(db_path)
     try:
-        run_id = store.create_run(db, backend=imported.tool, model=imported.model, source=imported.tool,
-                                  config={**imported.config, "imported_from": Path(path).name},
-                                  hardware={}, engine={"engine": imported.tool}, status="done")
         first = imported.levels[0] if imported.levels else {}
         pattern = "rate" if first.get("rate") and not first.get("concurrency") else "concurrency"
-        store.plan_levels(db, run_id, [(idx, 0, pattern, float(level.get("concurrency") or level.get("rate") or 0))
-                                       for idx, level in enumerate(imported.levels)])
+        plan = [(idx, 0, pattern, float(level.get("concurrency") or level.get("rate") or 0))
+                for idx, level in enumerate(imported.levels)]
+        run_id = store.create_run(db, backend=imported.tool, model=imported.model, source=imported.tool,
+                                  config={**imported.config, "imported_from": Path(path).name},
+                                  hardware={}, engine={"engine": imported.tool}, status="done", plan=plan)
         for idx, level in enumerate(imported.levels):
             level["pattern"] = pattern
             store.finish_level(db, run_id, idx, 0, level)

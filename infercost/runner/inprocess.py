@@ -28,13 +28,14 @@ import transformers
 from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
 from transformers.initialization import no_init_weights
 
+from infercost.errors import InputError
 from infercost.performance.architectures import ARCHITECTURES
 from infercost.performance.roofline import DTYPE_ALIASES, ModelShape, model_shape_from_config
-from infercost.errors import InputError
 
 RANDOM_PREFIX = "random:"
 
-# transformers config kwargs, plus ``regular_ids``: the real architectures (infercost.performance.architectures) and tiny ones.
+# transformers config kwargs, plus ``regular_ids``: the real architectures (infercost.performance.architectures)
+# and tiny ones.
 RANDOM_ARCHITECTURES: dict[str, dict[str, Any]] = {
     **ARCHITECTURES,
     # Tiny ones for tests: the same code paths, a few milliseconds per step on a CPU.

@@ -6,7 +6,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 OK = "ok"
-FAILURE_KINDS = ("http_error", "timeout", "dropped", "connect", "bad_response", "engine_error")
+IN_FLIGHT = "in_flight"  # stored when a measured request is sent, replaced by its outcome when it ends
+INTERRUPTED = "interrupted"  # an in-flight request whose sweep was killed (a resumed duration-bound level)
+# truncated: a well-formed response with fewer tokens than were forced; dropped: a stream cut before its end
+FAILURE_KINDS = ("http_error", "timeout", "dropped", "truncated", "connect", "bad_response", "engine_error",
+                 INTERRUPTED)
 
 
 @dataclass(slots=True)

@@ -3,7 +3,10 @@
 It is the ground truth for the runner's accuracy: time to first token, the gap between tokens and tokens per
 chunk are set by the script; each send is stamped with ``perf_counter()`` (the same monotonic clock a client on
 this machine reads) and written to a JSONL log. Faults (an HTTP error, a hang, a stream dropped or stalled half
-way) make the runner's failure handling testable against a real socket.
+way) make the runner's failure handling testable against a real socket; so do malformed responses, sent as real
+bytes (``MALFORMED``): a broken ``usage`` or token event, a stream that never ends (keep-alive comments, headers
+that never end), a close-delimited stream cut half way, a huge line, invalid UTF-8, a non-SSE body, broken chunked
+framing, a redirect, a server that echoes the Authorization header.
 
 One thread, non-blocking sockets and a ``select()`` loop: ``select`` takes its timeout in microseconds (epoll
 rounds up to milliseconds), so the server sleeps until the next send is due instead of spinning, which would
@@ -33,6 +36,27 @@ from pathlib import Path
 _clock = time.perf_counter
 EARLY_S = 20e-6  # wake this much before a send is due: waking takes about that long
 FAULTS = ("error", "hang", "drop", "stall")
+MALFORMED = {  # fault name: what the server does (give it as --fault NAME, on every --fault-every'th request)
+    "usage_list": "the usage event's usage is a list",
+    "usage_number": "the usage event's usage is a number",
+    "usage_text": "usage.completion_tokens is a string",
+    "bad_token": "one token event half way is not JSON",
+    "token_shape": "one token event half way has choices as an object, not a list",
+    "bad_utf8": "one token event half way holds bytes that are not UTF-8",
+    "short": "a well-formed stream with half the tokens asked for (usage says so)",
+    "close_drop": "a stream delimited by connection close, closed half way (no [DONE], no finish_reason)",
+    "no_terminator": "a chunked stream that ends cleanly but without [DONE] or a finish_reason",
+    "keepalive": "after the headers, SSE comments forever (each sooner than any idle timeout)",
+    "endless_head": "a status line, then header lines forever",
+    "huge_line": "one 24 MiB line with no newline, then a normal end",
+    "not_sse": "a 200 with a JSON (non-streaming) body",
+    "bad_chunk": "a chunk size that is not hexadecimal",
+    "bad_status": "a status line that is not HTTP",
+    "redirect": "a 307 to another URL",
+    "echo_auth": "a 401 whose body echoes the Authorization header, which /models also echoes in Server",
+    "bad_models": "/models answers {\"data\": 5} (the streams are fine)",
+}
+HUGE_LINE_BYTES = 24 << 20  # over the runner's cap for short outputs (16 MiB + 64 KiB a token)
 
 
 @dataclass
@@ -42,7 +66,9 @@ class Script:
     ttft_ms: float = 20.0
     gap_us: float = 1000.0  # between consecutive tokens
     tokens_per_chunk: int = 1
-    fault: str | None = None  # this request: error | hang | drop | stall
+    fault: str | None = None  # error | hang | drop | stall, or one of MALFORMED
+    fault_every: int = 1  # with ``fault``: every Nth request (server-wide count) gets it; 1 = every request
+    keepalive_ms: float = 100.0  # keepalive / endless_head: the gap between the bytes that never end the response
     error_every: int = 0  # every Nth request (server-wide count) gets the fault; 0 = never
     hang_every: int = 0
     drop_every: int = 0
@@ -50,7 +76,7 @@ class Script:
 
     def fault_for(self, n: int) -> str | None:
         if self.fault:
-            return self.fault
+            return self.fault if n % max(1, self.fault_every) == 0 else None
         for name in FAULTS:
             every = getattr(self, f"{name}_every")
             if every and n % every == 0:
@@ -75,30 +101,38 @@ class _Stream:
     chunk: int = 0
     fixed_len: int = 0  # bytes of the event without the text
     template: bytes = b""  # one HTTP chunk holding one SSE event, with %x (size) and %s (the tokens' text)
+    chunked: bool = True  # False: the body ends when the connection closes (no framing)
+    usage_obj: object = None  # what the usage event says, when a fault replaces it
 
     def due(self) -> float:
         return self.t_first + self.chunk * self.per_chunk * self.gap_s
+
+    def frame(self, payload: bytes) -> bytes:
+        return _chunk(payload) if self.chunked else payload
 
 
 @dataclass
 class _Conn:
     sock: socket.socket
     inbuf: bytes = b""
-    outbuf: bytes = b""
+    outbuf: bytes | bytearray = b""
     busy: bool = False  # a response is in progress; later pipelined requests wait
     hung: bool = False
     close_after: bool = False
     t_arrival: float = 0.0
     auth: bool = False
+    auth_value: str = ""  # kept only to echo it back (the echo_auth fault); never logged
 
 
-def _token_template(n: int, chat: bool) -> tuple[bytes, int]:
+def _token_template(n: int, chat: bool, chunked: bool = True) -> tuple[bytes, int]:
     """The bytes of a token event with holes for the chunk size and the text: json.dumps per token is too slow
     to keep 50 streams on schedule from one core. Token text here never needs JSON escaping."""
     obj = _chat_obj(n, {"content": "\0"}) if chat else _text_obj(n, "\0")
     event = b"data: " + json.dumps(obj, separators=(",", ":")).encode().replace(b"%", b"%%") + b"\n\n"
     before, after = event.split(b"\\u0000")
     fixed_len = len(before) + len(after) - before.count(b"%%") - after.count(b"%%")
+    if not chunked:  # nothing to frame: one hole, the text
+        return before + b"%s" + after, fixed_len
     return b"%x\r\n" + before + b"%s" + after + b"\r\n", fixed_len
 
 
@@ -106,8 +140,21 @@ def _chunk(payload: bytes) -> bytes:
     return b"%x\r\n%s\r\n" % (len(payload), payload)
 
 
+def _event_bytes(obj: dict) -> bytes:
+    return b"data: " + json.dumps(obj, separators=(",", ":")).encode() + b"\n\n"
+
+
 def _event(obj: dict) -> bytes:
-    return _chunk(b"data: " + json.dumps(obj, separators=(",", ":")).encode() + b"\n\n")
+    return _chunk(_event_bytes(obj))
+
+
+_SSE_HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+_SSE_CLOSE_HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
+_BAD_TOKEN_EVENTS = {  # sent once, half way through an otherwise good stream
+    "bad_token": b'data: {"choices":[{"index":0,"text":" broken"\n\n',
+    "token_shape": b'data: {"choices":{"index":0,"text":" shape"}}\n\n',
+    "bad_utf8": b'data: {"choices":[{"index":0,"text":" \xff\xfe bad"}]}\n\n',
+}
 
 
 class ScriptedServer:
@@ -180,12 +227,15 @@ class ScriptedServer:
         method, path = (head[0].split(" ") + ["", ""])[:2]
         conn.close_after = headers.get("connection", "").lower() == "close"
         conn.auth = "authorization" in headers  # logged as a yes/no: the server never keeps a key either
+        conn.auth_value = headers.get("authorization", "") if self.script.fault == "echo_auth" else ""
         self._route(conn, method, path.split("?")[0], body, t_recv)
 
     # -- responses ----------------------------------------------------------------------------------------------
     def _route(self, conn: _Conn, method: str, path: str, body: bytes, t_recv: float) -> None:
         if method == "GET" and path.endswith("/models"):
-            self._reply(conn, 200, {"object": "list", "data": [{"id": "scripted", "object": "model"}]})
+            server = f"scripted (you sent {conn.auth_value})" if conn.auth_value else "scripted"
+            models = 5 if self.script.fault == "bad_models" else [{"id": "scripted", "object": "model"}]
+            self._reply(conn, 200, {"object": "list", "data": models}, server)
         elif method == "POST" and path.endswith(("/completions", "/chat/completions")):
             try:
                 request = json.loads(body)
@@ -198,12 +248,38 @@ class ScriptedServer:
         else:
             self._reply(conn, 404, {"error": {"message": f"no route {method} {path}"}})
 
-    def _reply(self, conn: _Conn, status: int, obj: dict) -> None:
+    def _reply(self, conn: _Conn, status: int, obj: dict, server: str = "scripted", extra: str = "") -> None:
         body = json.dumps(obj).encode()
-        reason = {200: "OK", 400: "Bad Request", 404: "Not Found", 500: "Internal Server Error"}.get(status, "X")
-        head = f"HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+        reason = {200: "OK", 307: "Temporary Redirect", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found",
+                  500: "Internal Server Error"}.get(status, "X")
+        head = (f"HTTP/1.1 {status} {reason}\r\nServer: {server}\r\nContent-Type: application/json\r\n"
+                f"Content-Length: {len(body)}\r\n{extra}")
         self._write(conn, head.encode() + b"\r\n" + body)
         self._done(conn)
+
+    def _malformed_reply(self, conn: _Conn, fault: str) -> bool:
+        """Faults answered at once, without a token stream; False when ``fault`` is not one of them."""
+        if fault == "echo_auth":
+            self._reply(conn, 401, {"error": {"message": f"invalid credentials: {conn.auth_value}"}})
+        elif fault == "redirect":
+            self._reply(conn, 307, {}, extra="Location: http://127.0.0.1:9/v1/completions\r\n")
+        elif fault == "not_sse":
+            self._reply(conn, 200, {**_text_obj(self.requests, " t0 t1"), "usage": {"completion_tokens": 2}})
+        elif fault == "bad_status":
+            self._write(conn, b"HELLO THERE\r\nX: y\r\n\r\nnot http")
+            self._close(conn)
+        elif fault == "bad_chunk":
+            self._write(conn, b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n"
+                              b"\r\nzz\r\ndata: x\n\n\r\n")
+            conn.hung = True
+        elif fault == "huge_line":
+            self._write(conn, b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n"
+                              b"\r\n" + _chunk(b"data: " + b"x" * HUGE_LINE_BYTES) + _chunk(b"\n\ndata: [DONE]\n\n")
+                        + b"0\r\n\r\n")
+            self._done(conn)
+        else:
+            return False
+        return True
 
     def _generate(self, conn: _Conn, request: dict, chat: bool, t_recv: float) -> None:
         self.requests += 1
@@ -224,15 +300,33 @@ class ScriptedServer:
         if not request.get("stream"):
             self._reply(conn, 400, {"error": {"message": "the scripted server only streams; set stream: true"}})
             return
+        if self._malformed_reply(conn, entry["fault"]):
+            self._log(entry)
+            return
         conn.busy = True
-        self._write(conn, b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
         usage = bool((request.get("stream_options") or {}).get("include_usage"))
         stream = _Stream(conn, entry, chat, usage, n_out, max(1, script.tokens_per_chunk),
                          t_recv + script.ttft_ms / 1e3, script.gap_us / 1e6, entry["fault"])
-        if chat:  # like OpenAI: a role-only delta first, which carries no token and must not count as one
-            self._write(conn, _event(_chat_obj(self.requests, {"role": "assistant", "content": ""})))
-        stream.template, stream.fixed_len = _token_template(self.requests, chat)
+        self._start_stream(stream, script)
         heapq.heappush(self.heap, (stream.due(), next(self.order), stream))
+
+    def _start_stream(self, stream: _Stream, script: Script) -> None:
+        fault, conn = stream.fault, stream.conn
+        if fault in ("keepalive", "endless_head"):  # bytes forever, one every keepalive_ms: never a response
+            stream.gap_s, stream.per_chunk = script.keepalive_ms / 1e3, 1
+            head = b"HTTP/1.1 200 OK\r\n" if fault == "endless_head" else _SSE_HEAD
+            self._write(conn, head)
+            self._log(stream.entry)
+            return
+        stream.chunked = fault != "close_drop"
+        if fault == "short":
+            stream.n_out = max(1, stream.n_out // 2)
+        stream.usage_obj = {"usage_list": [1, 2, 3], "usage_number": 12}.get(fault or "")
+        self._write(conn, _SSE_HEAD if stream.chunked else _SSE_CLOSE_HEAD)
+        if stream.chat:  # like OpenAI: a role-only delta first, which carries no token and must not count as one
+            role = _chat_obj(stream.entry["n"], {"role": "assistant", "content": ""})
+            self._write(conn, stream.frame(_event_bytes(role)))
+        stream.template, stream.fixed_len = _token_template(stream.entry["n"], stream.chat, stream.chunked)
 
     def _send_due(self) -> None:
         while self.heap and self.heap[0][0] <= _clock():
@@ -244,16 +338,26 @@ class ScriptedServer:
 
     def _send_chunk(self, stream: _Stream) -> bool:
         """Send the next chunk of tokens; False when the stream has ended (or the fault ended it)."""
-        if stream.fault in ("drop", "stall") and stream.sent_tokens >= stream.n_out // 2:
+        if stream.fault in ("keepalive", "endless_head"):
+            line = b": keep-alive\n\n" if stream.fault == "keepalive" else b"X-Pad-%d: waiting\r\n" % stream.chunk
+            self._write(stream.conn, _chunk(line) if stream.fault == "keepalive" else line)
+            stream.chunk += 1
+            return True
+        if stream.fault in ("drop", "stall", "close_drop") and stream.sent_tokens >= stream.n_out // 2:
             self._log(stream.entry)
-            if stream.fault == "drop":
-                self._close(stream.conn)
-            else:
+            if stream.fault == "stall":
                 stream.conn.hung = True
+            else:
+                self._close(stream.conn)
             return False
+        if stream.fault in _BAD_TOKEN_EVENTS and stream.chunk == max(1, stream.n_out // stream.per_chunk // 2):
+            self._write(stream.conn, stream.frame(_BAD_TOKEN_EVENTS[stream.fault]))
         k = min(stream.per_chunk, stream.n_out - stream.sent_tokens)
         text = "".join([f" t{stream.sent_tokens + i}" for i in range(k)]).encode()
-        data = stream.template % (stream.fixed_len + len(text), text)
+        if stream.chunked:
+            data = stream.template % (stream.fixed_len + len(text), text)
+        else:
+            data = stream.template % text
         t = _clock()
         self._write(stream.conn, data)
         stream.entry["chunks"].append((t, k))
@@ -271,9 +375,12 @@ class ScriptedServer:
         if stream.usage:
             usage = {"prompt_tokens": entry["n_in"], "completion_tokens": stream.sent_tokens,
                      "total_tokens": entry["n_in"] + stream.sent_tokens}
+            if stream.fault == "usage_text":
+                usage["completion_tokens"] = str(stream.sent_tokens)
             obj = _chat_obj(entry["n"], None) if stream.chat else _text_obj(entry["n"], None)
-            tail += _event({**obj, "choices": [], "usage": usage})
-        self._write(stream.conn, tail + _chunk(b"data: [DONE]\n\n") + b"0\r\n\r\n")
+            tail += _event({**obj, "choices": [], "usage": stream.usage_obj or usage})
+        done = b"" if stream.fault == "no_terminator" else _chunk(b"data: [DONE]\n\n")
+        self._write(stream.conn, tail + done + b"0\r\n\r\n")
         self._log(entry)
         stream.conn.busy = False
         self._done(stream.conn)
@@ -299,14 +406,24 @@ class ScriptedServer:
             self._close(conn)
             return
         if sent < len(data):  # the client is not reading fast enough: queue, and the log shows the delay
-            conn.outbuf = data[sent:]
+            conn.outbuf = bytearray(memoryview(data)[sent:])
             self.sel.modify(conn.sock, selectors.EVENT_READ | selectors.EVENT_WRITE, conn)
 
     def _flush(self, conn: _Conn) -> None:
-        data, conn.outbuf = conn.outbuf, b""
-        if conn.sock.fileno() >= 0:
+        """Send what is queued; a bytearray drops what was sent from its front without copying the rest."""
+        if conn.sock.fileno() < 0:
+            return
+        try:
+            sent = conn.sock.send(conn.outbuf)
+        except BlockingIOError:
+            return
+        except OSError:
+            self._close(conn)
+            return
+        del conn.outbuf[:sent]
+        if not conn.outbuf:
+            conn.outbuf = b""
             self.sel.modify(conn.sock, selectors.EVENT_READ, conn)
-            self._write(conn, data)
 
     def _close(self, conn: _Conn) -> None:
         if conn.sock.fileno() >= 0:
@@ -394,7 +511,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--log", type=Path)
     for f in fields(Script):
         kind = {"float": float, "int": int}.get(str(f.type), str)
-        parser.add_argument(f"--{f.name.replace('_', '-')}", type=kind, default=f.default)
+        faults = "; ".join(f"{name}: {what}" for name, what in MALFORMED.items())
+        help_text = f"one of {', '.join(FAULTS)}, or a malformed response: {faults}" if f.name == "fault" else None
+        parser.add_argument(f"--{f.name.replace('_', '-')}", type=kind, default=f.default, help=help_text)
     args = parser.parse_args(argv)
     script = Script(**{f.name: getattr(args, f.name) for f in fields(Script)})
     server = ScriptedServer(script, host=args.host, port=args.port, log=args.log)

@@ -178,7 +178,7 @@ class Worker:
             steps = self.model.stream_batch([j.prompt_ids for j in batch], [j.max_tokens for j in batch],
                                             [j.min_tokens for j in batch])
             for row in steps:
-                for job, item in zip(batch, row):
+                for job, item in zip(batch, row, strict=False):
                     if item is not None and not job.cancelled:
                         job.emit(item)
                 if all(job.cancelled for job in batch):

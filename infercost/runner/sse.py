@@ -19,6 +19,7 @@ class EventDecoder:
 
     def __init__(self) -> None:
         self._pending = b""  # an incomplete line
+        self._more: list[bytes] = []  # later pieces of it: a long line is joined once, not copied on every read
         self._data: list[bytes] = []  # data lines of the event being read
         self._t = 0.0
 
@@ -27,6 +28,11 @@ class EventDecoder:
         if (not self._pending and not self._data and chunk.startswith(b"data: ") and chunk.endswith(b"\n\n")
                 and chunk.find(b"\n") == len(chunk) - 2 and b"\r" not in chunk):
             return [(t, chunk[6:-2])]  # fast path
+        if self._pending and b"\n" not in chunk and b"\r" not in chunk:
+            self._more.append(chunk)  # still inside one long line
+            return []
+        if self._more:
+            self._pending, self._more = b"".join([self._pending, *self._more]), []
         events = []
         lines = (self._pending + chunk).splitlines(keepends=True)
         self._pending = b""
@@ -40,8 +46,8 @@ class EventDecoder:
         """End of stream: an event not closed by a blank line still counts (some servers end without one)."""
         events: list[tuple[float, bytes]] = []
         if self._pending:
-            self._line(self._pending.rstrip(b"\r\n"), events)
-            self._pending = b""
+            self._line(b"".join([self._pending, *self._more]).rstrip(b"\r\n"), events)
+            self._pending, self._more = b"", []
         self._line(b"", events)
         return events
 

@@ -2,6 +2,10 @@
 
 Three steps, kept apart: ``run_sweep`` records raw per-request facts into the store, ``calculate_metrics`` (pure)
 summarises a level from what the store holds, and ``run_summary`` reports a run (median over repeats).
+
+A measured request is stored as ``in_flight`` when it is sent and replaced by its outcome when it ends. A resumed
+level first settles what a killed session left in flight (sent again, or failed as ``interrupted`` where the level
+is bounded by time), and does not warm up again once its measurement had started.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from infercost.errors import InputError
 from infercost.runner.backends import BACKENDS, BATCHED_BACKENDS, Backend, BackendOptions
 from infercost.runner.metrics import calculate_metrics, combine_repeats
 from infercost.runner.patterns import PATTERNS
-from infercost.runner.records import RequestRecord, RequestSpec
+from infercost.runner.records import IN_FLIGHT, RequestRecord, RequestSpec
 from infercost.runner.writer import RecordWriter
 
 
@@ -114,6 +118,7 @@ class Progress:
     failed: int = 0
     planned: int | None = None
     phase: str = "starting"
+    run_id: str | None = None  # known once the run is stored, before the first request
     on_change: Callable[[Progress], None] | None = None
 
     def changed(self) -> None:
@@ -178,13 +183,15 @@ class Sweep:
 
     async def run(self) -> None:
         """Start the backend first: a server that cannot be reached leaves no empty run behind."""
-        self.writer = RecordWriter(self.db_path)
+        secrets = [self.config.options.api_key() or ""]
+        self.writer = RecordWriter(self.db_path, secrets)
         try:
             engine = await self.backend.start()
             if self.run_id is None:
                 self.run_id = create_run(self.config, self.db_path, engine)
             elif not store.get_run(self.db, self.run_id)["engine"]:
-                store.set_run_engine(self.db, self.run_id, engine)
+                store.set_run_engine(self.db, self.run_id, engine, secrets)
+            self.progress.run_id = self.run_id
             self.session = store.next_session(self.db, self.run_id)
             store.set_run_status(self.db, self.run_id, "running")
             levels = store.get_levels(self.db, self.run_id)
@@ -201,24 +208,22 @@ class Sweep:
     async def run_level(self, level: dict[str, Any]) -> None:
         idx, repeat, load = level["idx"], level["repeat"], level["load"]
         pattern = PATTERNS["batch" if self.backend.batched else self.config.pattern]
-        stored = store.stored_seqs(self.db, self.run_id, idx, repeat)
         total = self.config.requests_per_level(load)
+        resumed = bool(store.stored_seqs(self.db, self.run_id, idx, repeat))  # its measurement had started
+        store.settle_in_flight(self.db, self.run_id, idx, repeat, resend=total is not None)
+        stored = store.stored_seqs(self.db, self.run_id, idx, repeat)
         p = self.progress
         p.level, p.load, p.done, p.failed = idx * self.config.repeats + repeat + 1, load, len(stored), 0
         p.planned = total
-        warmup = self.config.warmup_per_level(load)
-        if warmup:
-            p.phase = "warm-up"
-            p.changed()
-            specs = _specs(self.config, self.backend, idx, repeat, iter(range(warmup)), "warmup")
-            await pattern(self.backend, load, specs, self.cancel.is_set, self._recorder(idx, repeat, "warmup"))
+        await self._warm_up(pattern, idx, repeat, load, resumed)
         p.phase = "measuring"
         p.changed()
         deadline = self._deadline(idx, repeat)
         stop = lambda: self.cancel.is_set() or time.perf_counter() >= deadline  # noqa: E731
         specs = _specs(self.config, self.backend, idx, repeat, _pending_seqs(total, stored), "measure")
+        announced = _Announced(self.backend, self._announcer(idx, repeat))
         with quiet_interpreter():
-            await pattern(self.backend, load, specs, stop, self._recorder(idx, repeat, "measure"))
+            await pattern(announced, load, specs, stop, self._recorder(idx, repeat, "measure"))
         self.writer.flush()
         if not self.cancel.is_set():
             summary = summarise_level(self.db, self.run_id, self.config, idx, repeat, load)
@@ -226,6 +231,31 @@ class Sweep:
             if extras is not None:
                 summary.update(extras(summary, load, self.config.input_tokens, self.config.output_tokens))
                 store.finish_level(self.db, self.run_id, idx, repeat, summary)
+
+    async def _warm_up(self, pattern, idx: int, repeat: int, load: float, resumed: bool) -> None:
+        """Warm-up requests, once per level: a resumed level only opens its connections again."""
+        warmup = self.config.warmup_per_level(load)
+        if resumed:
+            preconnect = getattr(self.backend, "preconnect", None)
+            if preconnect is not None:
+                await preconnect(max(1, int(load)))
+            return
+        if warmup:
+            self.progress.phase = "warm-up"
+            self.progress.changed()
+            specs = _specs(self.config, self.backend, idx, repeat, iter(range(warmup)), "warmup")
+            await pattern(self.backend, load, specs, self.cancel.is_set, self._recorder(idx, repeat, "warmup"))
+
+    def _announcer(self, idx: int, repeat: int) -> Callable[[RequestSpec], None]:
+        """Stores a measured request as in flight just before it is sent (its t0 is taken later, by the client)."""
+        context = {"run_id": self.run_id, "idx": idx, "repeat": repeat, "phase": "measure", "session": self.session,
+                   "status": IN_FLIGHT, "itl": b""}
+        put = self.writer.put
+
+        def announce(spec: RequestSpec) -> None:
+            put({**context, "seq": spec.seq, "t0": time.perf_counter()})
+
+        return announce
 
     def _deadline(self, idx: int, repeat: int) -> float:
         """Now plus what is left of the level's duration (a resumed level already used some)."""
@@ -246,6 +276,23 @@ class Sweep:
                 progress.changed()
 
         return done
+
+
+class _Announced:
+    """The backend, with every measured request announced (stored as in flight) before it is sent."""
+
+    def __init__(self, backend: Backend, announce: Callable[[RequestSpec], None]) -> None:
+        self.backend, self.announce = backend, announce
+        self.batched = backend.batched
+
+    async def send(self, spec: RequestSpec) -> RequestRecord:
+        self.announce(spec)
+        return await self.backend.send(spec)
+
+    async def send_batch(self, specs: list[RequestSpec]) -> list[RequestRecord]:
+        for spec in specs:
+            self.announce(spec)
+        return await self.backend.send_batch(specs)
 
 
 def summarise_level(db, run_id: str, config: SweepConfig, idx: int, repeat: int, load: float) -> dict[str, Any]:
@@ -275,15 +322,17 @@ def _fingerprint() -> dict[str, Any]:
 
 
 def create_run(config: SweepConfig, db_path: str | Path | None, engine: dict[str, Any] | None = None) -> str:
-    """Store the run and its plan (every level and repeat, pending) before the first request."""
-    db = store.connect(db_path)
-    run_id = store.create_run(db, backend=config.backend, model=config.options.model, config=_config_dict(config),
-                              hardware=_fingerprint(), engine=engine or {})
+    """Store the run and its plan (every level and repeat, pending), in one transaction, before the first request."""
     plan = [(idx, repeat, config.pattern, float(load)) for idx, load in enumerate(config.levels)
             for repeat in range(config.repeats)]
-    store.plan_levels(db, run_id, plan)
-    db.close()
-    return run_id
+    hardware = _fingerprint()
+    db = store.connect(db_path)
+    try:
+        return store.create_run(db, backend=config.backend, model=config.options.model, config=_config_dict(config),
+                                hardware=hardware, engine=engine or {}, plan=plan,
+                                secrets=[config.options.api_key() or ""])
+    finally:
+        db.close()
 
 
 def _config_dict(config: SweepConfig) -> dict[str, Any]:

@@ -1,13 +1,15 @@
 """Commits request records from a thread, so a commit never stalls the event loop that timestamps other streams.
 
 Each record is committed as soon as the thread takes it off the queue (microseconds after the request ends);
-records that arrive together share one transaction. SQLite releases the GIL while it works.
+records that arrive together share one transaction. SQLite releases the GIL while it works. Secrets (the API key
+in use) are scrubbed from the rows here, off the event loop, once, as they are stored.
 """
 
 from __future__ import annotations
 
 import queue
 import threading
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +19,8 @@ _STOP = object()
 
 
 class RecordWriter:
-    def __init__(self, db_path: str | Path | None) -> None:
+    def __init__(self, db_path: str | Path | None, secrets: Iterable[str] = ()) -> None:
+        self._secrets = [secret for secret in secrets if secret]
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
         self._error: BaseException | None = None
         self._ready = threading.Event()
@@ -64,7 +67,7 @@ class RecordWriter:
                 rows = [item for item in items if isinstance(item, dict)]
                 if rows:
                     try:
-                        insert_requests(db, rows)
+                        insert_requests(db, rows, self._secrets)
                     except Exception as error:  # noqa: BLE001 - surfaced on the next flush
                         self._error = error
                 for item in items:

@@ -1,7 +1,9 @@
 """Schema migrations: small numbered functions, recorded in ``_migrations`` and applied every time a database opens.
 
-To change the schema, append a new ``@migration`` function with the next free number (``m004_...``); never edit one
-that has shipped, because databases out there already recorded it as applied.
+To change the schema, append a new ``@migration`` function with the next free number (``m005_...``); never edit one
+that has shipped, because databases out there already recorded it as applied. A migration runs inside a transaction
+that ``apply_migrations`` owns: it must not commit (no ``with db:``), so that it and its record land together or not
+at all (SQLite's DDL is transactional), and a process killed half way leaves the database as it was.
 """
 
 from __future__ import annotations
@@ -22,18 +24,48 @@ def migration(fn: Migration) -> Migration:
 
 
 def apply_migrations(db: sqlite3.Connection) -> list[str]:
-    """Apply every registered migration the database has not recorded yet; returns the names applied now."""
-    db.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
-    done = {row[0] for row in db.execute("SELECT name FROM _migrations")}
-    applied = []
-    for name in sorted(MIGRATIONS):
-        if name in done:
-            continue
-        with db:  # one transaction per migration: a failure leaves the database at the previous step
-            MIGRATIONS[name](db)
-            db.execute("INSERT INTO _migrations (name, applied_at) VALUES (?, datetime('now'))", (name,))
-        applied.append(name)
+    """Apply every registered migration the database has not recorded yet; returns the names applied now.
+
+    Each migration is one ``BEGIN IMMEDIATE`` transaction with its record: the write lock serialises processes
+    opening the same new database, and the applied names are read again under the lock, so each migration runs
+    once however many processes race. Python's sqlite3 would otherwise run DDL outside any transaction (it only
+    opens one before INSERT/UPDATE/DELETE), so ``isolation_level`` is set to None and the transaction is explicit."""
+    if not _pending(db):
+        return []  # the usual open: one read, no write lock
+    applied: list[str] = []
+    isolation = db.isolation_level
+    db.isolation_level = None
+    try:
+        while name := _apply_next(db):
+            applied.append(name)
+    finally:
+        db.isolation_level = isolation
     return applied
+
+
+def _apply_next(db: sqlite3.Connection) -> str | None:
+    """Apply the first pending migration in its own transaction; None when nothing is pending (any more)."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        db.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+        pending = _pending(db)
+        if pending:
+            MIGRATIONS[pending[0]](db)
+            db.execute("INSERT INTO _migrations (name, applied_at) VALUES (?, datetime('now'))", (pending[0],))
+        db.execute("COMMIT")
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+    return pending[0] if pending else None
+
+
+def _pending(db: sqlite3.Connection) -> list[str]:
+    try:
+        done = {row[0] for row in db.execute("SELECT name FROM _migrations")}
+    except sqlite3.OperationalError:  # no such table: a new database
+        done = set()
+    return [name for name in sorted(MIGRATIONS) if name not in done]
 
 
 @migration

@@ -1,4 +1,9 @@
-"""Every SQL statement about runs, levels and requests. Callers pass and get plain dicts."""
+"""Every SQL statement about runs, levels and requests. Callers pass and get plain dicts.
+
+A measured request is stored twice: as ``in_flight`` when it is sent, then replaced by its outcome when it ends, so
+a sweep killed mid-level leaves a trace of what it had in flight (``settle_in_flight`` decides what that becomes).
+Text a server sent (errors, the engine fingerprint) is scrubbed of secrets when stored, and by shape when read.
+"""
 
 from __future__ import annotations
 
@@ -12,14 +17,23 @@ from datetime import UTC, datetime
 from typing import Any
 
 from infercost.errors import InputError
+from infercost.store.redact import scrub
 
 REQUEST_COLUMNS = (
     "run_id", "idx", "repeat", "seq", "phase", "session", "t0", "t_first", "t_last", "itl",
     "n_in", "n_in_source", "n_out", "n_out_source", "n_out_expected", "status", "error",
 )
+IN_FLIGHT = "in_flight"
 _INSERT_REQUEST = (
     f"INSERT OR IGNORE INTO requests ({', '.join(REQUEST_COLUMNS)}) "
     f"VALUES ({', '.join('?' for _ in REQUEST_COLUMNS)})"
+)
+# An outcome replaces its in-flight row; a finished measured row is never replaced (a resume cannot change it).
+_FINISH_REQUEST = (
+    f"INSERT INTO requests ({', '.join(REQUEST_COLUMNS)}) VALUES ({', '.join('?' for _ in REQUEST_COLUMNS)}) "
+    "ON CONFLICT (run_id, idx, repeat, seq) WHERE phase = 'measure' DO UPDATE SET "
+    + ", ".join(f"{column} = excluded.{column}" for column in REQUEST_COLUMNS[5:])
+    + f" WHERE requests.status = '{IN_FLIGHT}'"
 )
 
 
@@ -46,15 +60,20 @@ def new_run_id() -> str:
 def create_run(
     db: sqlite3.Connection, *, backend: str, model: str, config: dict, hardware: dict, engine: dict,
     source: str = "infercost", run_id: str | None = None, status: str = "running",
+    plan: Iterable[tuple[int, int, str, float]] = (), secrets: Iterable[str] = (),
 ) -> str:
+    """The run and its plan of levels (``plan_levels`` rows) in one transaction: never a run without its plan.
+    ``secrets`` (the API key in use) are scrubbed from what is stored, as is anything shaped like a credential."""
     run_id = run_id or new_run_id()
+    secrets = list(secrets)
     with db:
         db.execute(
             "INSERT INTO runs (id, created_at, status, source, backend, model, config, hardware, engine) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (run_id, datetime.now(UTC).isoformat(timespec="seconds"), status, source, backend, model,
-             json.dumps(config), json.dumps(hardware), json.dumps(engine)),
+             *(json.dumps(scrub(value, secrets)) for value in (config, hardware, engine))),
         )
+        _plan(db, run_id, plan)
     return run_id
 
 
@@ -63,15 +82,15 @@ def set_run_status(db: sqlite3.Connection, run_id: str, status: str) -> None:
         db.execute("UPDATE runs SET status = ? WHERE id = ?", (status, run_id))
 
 
-def set_run_engine(db: sqlite3.Connection, run_id: str, engine: dict) -> None:
+def set_run_engine(db: sqlite3.Connection, run_id: str, engine: dict, secrets: Iterable[str] = ()) -> None:
     with db:
-        db.execute("UPDATE runs SET engine = ? WHERE id = ?", (json.dumps(engine), run_id))
+        db.execute("UPDATE runs SET engine = ? WHERE id = ?", (json.dumps(scrub(engine, list(secrets))), run_id))
 
 
 def _run_dict(row: sqlite3.Row) -> dict[str, Any]:
     run = dict(row)
     for key in ("config", "hardware", "engine"):
-        run[key] = json.loads(run[key])
+        run[key] = scrub(json.loads(run[key]))  # rows stored before scrubbing existed
     return run
 
 
@@ -100,11 +119,14 @@ def list_runs(db: sqlite3.Connection) -> list[dict[str, Any]]:
 def plan_levels(db: sqlite3.Connection, run_id: str, plan: Iterable[tuple[int, int, str, float]]) -> None:
     """Insert (idx, repeat, pattern, load) rows as 'pending'; rows already there (a resume) are left alone."""
     with db:
-        db.executemany(
-            "INSERT OR IGNORE INTO levels (run_id, idx, repeat, pattern, load, status) "
-            "VALUES (?, ?, ?, ?, ?, 'pending')",
-            [(run_id, *row) for row in plan],
-        )
+        _plan(db, run_id, plan)
+
+
+def _plan(db: sqlite3.Connection, run_id: str, plan: Iterable[tuple[int, int, str, float]]) -> None:
+    db.executemany(
+        "INSERT OR IGNORE INTO levels (run_id, idx, repeat, pattern, load, status) VALUES (?, ?, ?, ?, ?, 'pending')",
+        [(run_id, *row) for row in plan],
+    )
 
 
 def finish_level(db: sqlite3.Connection, run_id: str, idx: int, repeat: int, summary: dict) -> None:
@@ -125,23 +147,44 @@ def get_levels(db: sqlite3.Connection, run_id: str) -> list[dict[str, Any]]:
     return levels
 
 
-def insert_requests(db: sqlite3.Connection, records: Iterable[dict[str, Any]]) -> None:
-    """Commit records now. A measured request already stored (same run, level, repeat, seq) is ignored."""
+def insert_requests(db: sqlite3.Connection, records: Iterable[dict[str, Any]], secrets: Iterable[str] = ()) -> None:
+    """Commit records now, in order. An ``in_flight`` row marks a measured request as sent; its outcome replaces
+    it. A finished measured request already stored (same run, level, repeat, seq) is never replaced."""
+    secrets = list(secrets)
     with db:
-        db.executemany(_INSERT_REQUEST, [_request_row(record) for record in records])
+        for record in records:
+            statement = _INSERT_REQUEST if record.get("status") == IN_FLIGHT else _FINISH_REQUEST
+            db.execute(statement, _request_row(record, secrets))
 
 
-def _request_row(record: dict[str, Any]) -> tuple:
+def _request_row(record: dict[str, Any], secrets: list[str]) -> tuple:
     row = dict(record)
     itl = row.get("itl") or []
     row["itl"] = itl if isinstance(itl, bytes) else pack_floats(itl)
+    if row.get("error"):
+        row["error"] = scrub(row["error"], secrets)
     return tuple(row.get(column) for column in REQUEST_COLUMNS)
+
+
+def settle_in_flight(db: sqlite3.Connection, run_id: str, idx: int, repeat: int, *, resend: bool) -> int:
+    """Measured requests a killed session left in flight: deleted, to be sent again (``resend``: a level bounded by
+    a request count, whose every request must have an outcome), or failed as ``interrupted`` (a level bounded by
+    time, whose window is gone: these were mostly the slowest and hung requests, so dropping them would
+    under-count failures). Returns how many there were."""
+    where = "WHERE run_id = ? AND idx = ? AND repeat = ? AND phase = 'measure' AND status = ?"
+    params = (run_id, idx, repeat, IN_FLIGHT)
+    with db:
+        if resend:
+            return db.execute(f"DELETE FROM requests {where}", params).rowcount
+        return db.execute(
+            f"UPDATE requests SET status = 'interrupted', error = 'interrupted: the sweep stopped while this "
+            f"request was in flight' {where}", params).rowcount
 
 
 def get_requests(
     db: sqlite3.Connection, run_id: str, idx: int | None = None, repeat: int | None = None, phase: str = "measure"
 ) -> list[dict[str, Any]]:
-    """Stored request records (``itl`` decoded), in the order they completed."""
+    """Stored request records (``itl`` decoded), measured ones in the order they were sent."""
     query = "SELECT * FROM requests WHERE run_id = ? AND phase = ?"
     params: list[Any] = [run_id, phase]
     for column, value in (("idx", idx), ("repeat", repeat)):
@@ -152,6 +195,8 @@ def get_requests(
     for row in db.execute(query + " ORDER BY id", params):
         record = dict(row)
         record["itl"] = unpack_floats(record["itl"])
+        if record["error"]:
+            record["error"] = scrub(record["error"])  # rows stored before scrubbing existed
         records.append(record)
     return records
 

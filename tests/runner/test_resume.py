@@ -1,4 +1,6 @@
-"""A sweep killed with SIGKILL resumes: nothing committed is lost or changed, nothing is measured twice."""
+"""A sweep killed with SIGKILL resumes: nothing committed is lost or changed, nothing is measured twice, what was in
+flight is accounted for (sent again, or failed as interrupted where the level is bounded by time), and a level's
+warm-up is not repeated."""
 
 from __future__ import annotations
 
@@ -31,10 +33,15 @@ def measured_rows(db_path: Path) -> list[dict]:
         db.close()
 
 
+def finished(rows: list[dict]) -> list[dict]:
+    return [row for row in rows if row["status"] != "in_flight"]
+
+
 def wait_for_rows(db_path: Path, count: int, process: subprocess.Popen, timeout_s: float = 60) -> None:
+    """Until ``count`` measured requests have ended (in-flight ones are not counted)."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline and process.poll() is None:
-        if db_path.exists() and len(measured_rows(db_path)) >= count:
+        if db_path.exists() and len(finished(measured_rows(db_path))) >= count:
             return
         time.sleep(0.02)
     pytest.fail("the sweep did not store requests in time")
@@ -56,10 +63,38 @@ def test_sigkill_then_resume_loses_and_duplicates_nothing(scripted, tmp_path: Pa
         out, _ = second.communicate(timeout=120)
     assert second.returncode == 0
     after = measured_rows(db_path)
-    assert after[: len(before)] == before  # what was committed before the kill is untouched
+    by_id = {row["id"]: row for row in after}
+    assert all(by_id[row["id"]] == row for row in finished(before))  # what had ended before the kill is untouched
     for idx in (0, 1):
         seqs = [row["seq"] for row in after if row["idx"] == idx]
         assert sorted(seqs) == list(range(REQUESTS))  # every request once: none lost, none twice
     summary = json.loads(out)
     assert summary["run_id"] == run_id and summary["status"] == "done"
     assert [level["completed"] + level["failed"] for level in summary["levels"]] == [REQUESTS, REQUESTS]
+
+
+@pytest.mark.slow
+def test_a_killed_duration_level_counts_its_in_flight_requests_and_warms_up_once(scripted, tmp_path: Path) -> None:
+    """Every second request hangs, so both streams soon wait on a hung one; killed then, a resume must count those
+    two as failed (interrupted), not lose them, and must not send the level's warm-up again."""
+    db_path = tmp_path / "duration.db"
+    with scripted(ttft_ms=1, gap_us=200, hang_every=2) as url:
+        first = bench("--base-url", url, "--model", "scripted", "--concurrency", "2", "--duration", "2",
+                      "--output-tokens", "4", "--warmup", "1", "--timeout", "3", "--request-timeout", "3",
+                      "--db", str(db_path), "--json")
+        wait_for_rows(db_path, 1, first)
+        time.sleep(0.5)  # both streams are now on hung requests
+        os.kill(first.pid, signal.SIGKILL)
+        first.wait()
+        run_id = measured_rows(db_path)[0]["run_id"]
+        second = bench("--resume", run_id, "--db", str(db_path), "--json")
+        out, _ = second.communicate(timeout=120)
+    assert second.returncode == 0
+    [level] = json.loads(out)["levels"]
+    assert level["failures"].get("interrupted") == 2
+    db = store.connect(db_path)
+    try:
+        assert len(store.get_requests(db, run_id, phase="warmup")) == 1
+        assert all(row["status"] != "in_flight" for row in store.get_requests(db, run_id))
+    finally:
+        db.close()

@@ -6,6 +6,7 @@ dropped streams become a record with a failure status), so a sweep counts failur
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -24,11 +25,29 @@ class BackendOptions:
     force_output: bool = True  # openai: send min_tokens and ignore_eos so the output length is what was asked
     extra_body: dict[str, Any] = field(default_factory=dict)  # openai: merged into every request body
     read_timeout_s: float = 60.0  # openai: no byte for this long means the server hangs
-    total_timeout_s: float | None = None  # openai: cap on one whole request
+    total_timeout_s: float | None = None  # openai: cap on one whole request; None: request_deadline_s()
     tokenizer: str | None = None  # count tokens with this tokenizer id where the server reports no usage
     dtype: str = "auto"  # transformers
     device: str = "auto"  # transformers
     trust_remote_code: bool = False  # transformers
+
+
+    def api_key(self) -> str | None:
+        """The key, read from the environment when needed: never kept in anything that is stored."""
+        if not self.api_key_env:
+            return None
+        return os.environ.get(self.api_key_env) or None
+
+    def request_deadline_s(self, output_tokens: int) -> float:
+        """The whole-request deadline: ``total_timeout_s``, or by default the idle timeout (which covers the wait
+        for the first byte) plus ``SECONDS_PER_OUTPUT_TOKEN`` per token asked for: a stream slower than that is
+        useless, and one that never ends (keep-alive comments, headers that never end) must not hang a sweep."""
+        if self.total_timeout_s:
+            return self.total_timeout_s
+        return self.read_timeout_s + SECONDS_PER_OUTPUT_TOKEN * output_tokens
+
+
+SECONDS_PER_OUTPUT_TOKEN = 1.0
 
 
 class Backend(Protocol):
@@ -63,4 +82,4 @@ def _transformers(options: BackendOptions) -> Backend:
 BACKENDS: dict[str, Callable[[BackendOptions], Backend]] = {"openai": _openai, "transformers": _transformers}
 BATCHED_BACKENDS = frozenset({"transformers"})  # run a level as fixed batches: its load is a batch size
 
-__all__ = ["BACKENDS", "BATCHED_BACKENDS", "Backend", "BackendOptions"]
+__all__ = ["BACKENDS", "BATCHED_BACKENDS", "SECONDS_PER_OUTPUT_TOKEN", "Backend", "BackendOptions"]

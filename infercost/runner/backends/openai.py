@@ -5,13 +5,16 @@ regular expression (a choice whose text, content or reasoning is a non-empty str
 chunk") keep the token times as they come, so a finished stream needs almost no work. Only the event carrying
 ``usage`` is decoded as JSON, after the stream ended. Work per read stays small and even: when 50 streams end
 together, nothing piles up on the event loop while other streams' bytes wait for their timestamps.
+
+What a server sends is checked, never trusted: a ``usage`` that is not an object of whole numbers, a token event
+that does not decode, bytes that are not UTF-8, a stream without its terminator (``[DONE]`` or a
+``finish_reason``), or fewer tokens than were forced make the request a failure with the reason, not a crash.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import os
 import random
 import re
 from itertools import pairwise
@@ -24,6 +27,10 @@ from infercost.runner.records import RequestRecord, RequestSpec
 from infercost.runner.sse import EventDecoder
 
 _TOKEN_BEARING = re.compile(rb'"(?:text|content|reasoning_content|reasoning)"\s*:\s*"(?!")')
+_FINISHED = re.compile(rb'"finish_reason"\s*:\s*"')
+MAX_BODY_BASE_BYTES = 16 << 20  # a response may hold this much plus PER_TOKEN for each token asked for
+MAX_BODY_PER_TOKEN_BYTES = 64 << 10  # ~200 bytes is usual; logprobs with top_logprobs=20 stay far under this
+
 # Common English words that nearly every BPE vocabulary holds as one token with its leading space.
 WORDS = (
     "the of and to in is was for on that with as by at from his her an are were which this be or had not but "
@@ -34,6 +41,18 @@ WORDS = (
     "air sea army war art film data report market company order system service level church station club"
 ).split()
 PATHS = {"completions": "/completions", "chat": "/chat/completions"}
+
+
+class BadResponse(ValueError):
+    """What the server sent is not an OpenAI-compatible stream; the message says what was wrong."""
+
+
+class Truncated(Exception):
+    """The stream ended early: ``dropped`` (no terminator) or ``truncated`` (fewer tokens than forced)."""
+
+    def __init__(self, kind: str, reason: str) -> None:
+        super().__init__(f"{kind}: {reason}")
+        self.kind = kind
 
 
 class OpenAIBackend:
@@ -47,13 +66,13 @@ class OpenAIBackend:
             raise InputError("api", f"{options.api!r} is not one of {', '.join(PATHS)}")
         self.options = options
         self.chat = options.api == "chat"
-        try:
+        try:  # /models and other small calls: the idle timeout plus 10 s in all
             self.client = HttpClient(options.base_url, read_timeout=options.read_timeout_s,
-                                     total_timeout=options.total_timeout_s)
+                                     total_timeout=options.read_timeout_s + 10)
         except ValueError as error:
             raise InputError("base_url", str(error)) from None
         self.headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
-        key = os.environ.get(options.api_key_env) if options.api_key_env else None
+        key = options.api_key()
         if key:  # read from the environment at start; never written anywhere
             self.headers["Authorization"] = f"Bearer {key}"
         self.count_tokens = _token_counter(options.tokenizer)
@@ -63,12 +82,7 @@ class OpenAIBackend:
         response = await self.client.request("GET", "/models", headers=self.headers)
         if response.error and response.status == 0:
             raise InputError("base_url", f"cannot reach {self.options.base_url}: {response.error}")
-        models = []
-        if response.status == 200:
-            try:
-                models = [m.get("id") for m in json.loads(response.body).get("data", [])]
-            except (ValueError, AttributeError):
-                models = []
+        models = _served_models(response.body) if response.status == 200 else []
         return {"engine": "openai-compatible", "base_url": self.options.base_url, "api": self.options.api,
                 "server": response.headers.get("server"), "served_models": models, "model": self.options.model}
 
@@ -90,14 +104,33 @@ class OpenAIBackend:
 
     async def send(self, spec: RequestSpec) -> RequestRecord:
         sink = StreamSink()
-        response = await self.client.request("POST", PATHS[self.options.api], self.body(spec), self.headers, sink)
-        return parse_response(response, sink, spec, chat=self.chat, count_tokens=self.count_tokens)
+        response = await self.client.request(
+            "POST", PATHS[self.options.api], self.body(spec), self.headers, sink,
+            total_timeout=self.options.request_deadline_s(spec.output_len),
+            max_body=MAX_BODY_BASE_BYTES + MAX_BODY_PER_TOKEN_BYTES * spec.output_len)
+        return parse_response(response, sink, spec, chat=self.chat, count_tokens=self.count_tokens,
+                              forced=self.options.force_output)
 
     async def send_batch(self, specs: list[RequestSpec]) -> list[RequestRecord]:
         return list(await asyncio.gather(*(self.send(spec) for spec in specs)))
 
+    async def preconnect(self, count: int) -> None:
+        """Connections for a resumed level, whose warm-up was done by an earlier session."""
+        await self.client.preconnect(count)
+
     async def close(self) -> None:
         await self.client.close()
+
+
+def _served_models(body: bytes) -> list[str]:
+    """The model ids of a ``/models`` answer; whatever is not one (malformed JSON or shape) is left out."""
+    try:
+        listing = json.loads(body)
+    except ValueError:
+        return []
+    data = listing.get("data") if isinstance(listing, dict) else None
+    items = data if isinstance(data, list) else []
+    return [item["id"] for item in items if isinstance(item, dict) and isinstance(item.get("id"), str)]
 
 
 def _token_counter(tokenizer_id: str | None):
@@ -136,14 +169,16 @@ class StreamSink:
 
 
 def parse_response(response: Response, sink: StreamSink, spec: RequestSpec, *, chat: bool,
-                   count_tokens=None) -> RequestRecord:
-    """A finished (or failed) streaming response to a record. Pure apart from the optional token counter."""
+                   count_tokens=None, forced: bool = True) -> RequestRecord:
+    """A finished (or failed) streaming response to a record. Pure apart from the optional token counter.
+
+    ``forced``: the output length was forced, so a server reporting fewer tokens than asked truncated the output."""
     record = RequestRecord(seq=spec.seq, t0=response.t0, n_out_expected=spec.output_len)
     if response.status == 0:
         kind = (response.error or "connect: no response").split(":", 1)[0]
-        return _failed(record, kind if kind in ("timeout", "dropped") else "connect", response.error)
+        return _failed(record, kind if kind in ("timeout", "dropped", "bad_response") else "connect", response.error)
     if response.status != 200:
-        return _failed(record, "http_error", f"HTTP {response.status}: {response.body[:300].decode(errors='replace')}")
+        return _failed(record, "http_error", _http_error(response))
     sink.close()
     times = sink.times
     if times:
@@ -154,14 +189,36 @@ def parse_response(response: Response, sink: StreamSink, spec: RequestSpec, *, c
     errors = [data for data in sink.others if data.startswith(b'{"error"')]
     if errors:
         return _failed(record, "http_error", "error event in stream: " + errors[0][:300].decode(errors="replace"))
-    try:
-        usage = _usage(sink.others) or _usage(sink.tokens[-1:])
-    except ValueError as error:
-        return _failed(record, "bad_response", f"undecodable event: {error}")
     if not times:
-        return _failed(record, "bad_response", "the stream carried no tokens")
-    _count(record, usage, sink.tokens, spec, chat, count_tokens, len(times))
+        kind = response.headers.get("content-type", "no Content-Type")
+        return _failed(record, "bad_response", f"the stream carried no tokens ({kind[:60]})")
+    try:
+        _count(record, _stream_usage(sink), sink.tokens, spec, chat, count_tokens, len(times))
+        _check_end(record, sink, forced)
+    except BadResponse as error:
+        return _failed(record, "bad_response", str(error))
+    except Truncated as error:
+        return _failed(record, error.kind, str(error))
     return record
+
+
+def _check_end(record: RequestRecord, sink: StreamSink, forced: bool) -> None:
+    """A stream is whole when it ended with ``[DONE]`` or a ``finish_reason`` and, with a forced length, the
+    server's own count is not short of it. (Chunk and tokenizer counts are not the server's and are not held to it.)"""
+    last = sink.tokens[-1:] + sink.others[-3:]
+    if b"[DONE]" not in sink.others and not any(_FINISHED.search(data) for data in last):
+        raise Truncated("dropped", f"the stream ended without [DONE] or a finish_reason, after {len(sink.times)} "
+                                   "token-bearing chunks")
+    if forced and record.n_out_source == "usage" and record.n_out < (record.n_out_expected or 0):
+        raise Truncated("truncated", f"the server reported {record.n_out} completion tokens where "
+                                     f"{record.n_out_expected} were forced")
+
+
+def _http_error(response: Response) -> str:
+    where = response.headers.get("location")
+    if 300 <= response.status < 400 and where:
+        return f"HTTP {response.status}: redirect to {where[:200]} (not followed: give --base-url the final URL)"
+    return f"HTTP {response.status}: {response.body[:300].decode(errors='replace')}"
 
 
 def _failed(record: RequestRecord, status: str, error: str | None) -> RequestRecord:
@@ -169,27 +226,58 @@ def _failed(record: RequestRecord, status: str, error: str | None) -> RequestRec
     return record
 
 
+def _stream_usage(sink: StreamSink) -> dict | None:
+    """The stream's usage (in its own event, or in the last token event), its text checked to be UTF-8."""
+    try:
+        b"".join(sink.tokens).decode("utf-8")  # microseconds, once per request; the text must be text
+    except UnicodeDecodeError as error:
+        raise BadResponse(f"a token event is not UTF-8 ({error.reason} at byte {error.start})") from None
+    return _usage(sink.others) or _usage(sink.tokens[-1:])
+
+
+def _json(data: bytes) -> Any:
+    try:
+        return json.loads(data)
+    except ValueError as error:  # JSONDecodeError and UnicodeDecodeError both are
+        raise BadResponse(f"undecodable event: {error}; event starts {data[:80]!r}") from None
+
+
 def _usage(events: list[bytes]) -> dict | None:
     """The last ``usage`` object any of these events carries (decoded lazily, newest first)."""
     for data in reversed(events):
         if b'"usage"' in data and data != b"[DONE]":
-            usage = json.loads(data).get("usage")
-            if usage:
-                return usage
+            event = _json(data)
+            usage = event.get("usage") if isinstance(event, dict) else None
+            if usage is None:
+                continue
+            if not isinstance(usage, dict):
+                raise BadResponse(f"usage is a {type(usage).__name__}, not an object: {str(usage)[:80]}")
+            return usage
     return None
+
+
+def _whole(usage: dict, name: str) -> int | None:
+    value = usage.get(name)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise BadResponse(f"usage.{name} is {value!r:.80}, not a whole number")
+    return value
 
 
 def _count(record: RequestRecord, usage: dict | None, tokens: list[bytes], spec: RequestSpec, chat: bool, count_tokens,
            n_chunks: int) -> None:
     """n_in / n_out from the server's usage where reported, else a tokenizer, else the prompt and chunk counts."""
-    if usage and usage.get("completion_tokens") is not None:
-        record.n_out, record.n_out_source = int(usage["completion_tokens"]), "usage"
+    usage = usage or {}
+    n_out, n_in = _whole(usage, "completion_tokens"), _whole(usage, "prompt_tokens")
+    if n_out is not None:
+        record.n_out, record.n_out_source = n_out, "usage"
     elif count_tokens is not None:
         record.n_out, record.n_out_source = count_tokens(_text(tokens, chat)), "tokenizer"
     else:
         record.n_out, record.n_out_source = n_chunks, "chunks"
-    if usage and usage.get("prompt_tokens") is not None:
-        record.n_in, record.n_in_source = int(usage["prompt_tokens"]), "usage"
+    if n_in is not None:
+        record.n_in, record.n_in_source = n_in, "usage"
     elif count_tokens is not None and isinstance(spec.prompt, str):
         record.n_in, record.n_in_source = count_tokens(spec.prompt), "tokenizer"
     else:
@@ -200,10 +288,17 @@ def _text(tokens: list[bytes], chat: bool) -> str:
     """The generated text (only needed when counting with a tokenizer, so only decoded then)."""
     parts = []
     for data in tokens:
-        choice = (json.loads(data).get("choices") or [{}])[0]
-        if chat:
-            delta = choice.get("delta") or {}
-            parts.append(delta.get("content") or delta.get("reasoning_content") or delta.get("reasoning") or "")
-        else:
-            parts.append(choice.get("text") or "")
+        event = _json(data)
+        choices = event.get("choices") if isinstance(event, dict) else None
+        choice = choices[0] if isinstance(choices, list) and choices else None
+        if not isinstance(choice, dict):
+            raise BadResponse(f"a token event's choices is not a list of objects; event starts {data[:80]!r}")
+        source = choice.get("delta") if chat else choice
+        if not isinstance(source, dict):
+            raise BadResponse(f"a token event's delta is not an object; event starts {data[:80]!r}")
+        keys = ("content", "reasoning_content", "reasoning") if chat else ("text",)
+        text = next((source[key] for key in keys if source.get(key)), "")
+        if not isinstance(text, str):
+            raise BadResponse(f"a token event's text is a {type(text).__name__}; event starts {data[:80]!r}")
+        parts.append(text)
     return "".join(parts)
