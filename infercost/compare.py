@@ -110,9 +110,13 @@ def _self_host_basis(row: dict[str, Any]) -> str:
 
 
 def cost_range(row: dict[str, Any]) -> str:
-    """"$1,520–1,850" where the row carries ``cost_per_month_range`` ([p10, p90]), else empty."""
+    """"$1,520–1,850" where the row carries ``cost_per_month_range`` ([p10, p90]), else empty; an end at which no
+    point would meet the SLO says so."""
     span = row.get("cost_per_month_range")
-    return f"${span[0]:,.0f}–{span[1]:,.0f}" if span else ""
+    if not span or span[0] is None:  # the optimistic end fails only where the estimate itself does
+        return ""
+    low, high = span
+    return f"${low:,.0f}–{'SLO missed at p90' if high is None else f'{high:,.0f}'}"
 
 
 def offer_label(row: dict[str, Any]) -> str:
