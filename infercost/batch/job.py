@@ -276,7 +276,10 @@ class JobRun:
         return job_status(self.job_id, db_path=None, db=self.db)
 
     def write_finished_shards(self) -> None:
-        """Shards whose records all ended but whose files were not noted (a kill in between): write them now."""
+        """Shards whose records all ended but whose files were not noted (a kill in between): write them now; a
+        temporary file a kill left behind is removed (it never had an output's name)."""
+        for stale in self.out_dir.glob(".shard-*.tmp"):
+            stale.unlink(missing_ok=True)
         for shard in store_jobs.shards(self.db, self.job_id):
             if not shard["pending"] and shard["status"] != "written":
                 for pass_ in store_jobs.shard_passes(self.db, self.job_id, shard["shard"]):
