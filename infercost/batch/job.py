@@ -84,6 +84,8 @@ def create_job(input_path: str | Path, config: JobConfig, *, db_path: str | Path
     if not 0 <= retry_rate < 1:
         raise InputError("retry-rate", "must be in [0, 1)")
     input_path = Path(input_path).resolve()
+    if not input_path.is_file():
+        raise InputError("input", f"{input_path}: no such file")
     pricing, tokenizer_id, fidelity = _pricing(config, price, throughput, gpu_price, tokenizer, db_path)
     from infercost.tokenizers import get_tokenizer
 
@@ -381,11 +383,15 @@ def job_status(job_id: str, *, db_path: str | Path | None = None, db=None) -> di
         shards = store_jobs.shards(db, job_id)
         actual = job["actual"]
         rows = budgets.compare(budgets.budget_view(job["budget"]), actual) if actual else []
+        done = store_jobs.totals(db, job_id)
+        spent = done["cost"] + budgets.Pricing(**job["budget"]["pricing"]).time_cost(job["active_s"] or 0.0)
+        finished = done["ok"] + done["failed"]
         return {"job_id": job_id, "status": _live_status(job), "created_at": job["created_at"],
                 "input": job["input_path"], "out_dir": job["out_dir"], "config": job["config"], "counts": counts,
                 "shards_total": len(shards), "shards_written": sum(s["status"] == "written" for s in shards),
                 "files": [name for s in shards for name in s["files"]], "budget": job["budget"], "actual": actual,
-                "budget_vs_actual": rows}
+                "budget_vs_actual": rows, "spent": spent,
+                "projected_cost": budgets.projected_cost(spent, finished, counts["records"], job["budget"]["cost"])}
     finally:
         if own:
             db.close()
