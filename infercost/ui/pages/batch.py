@@ -117,11 +117,12 @@ def job_view() -> None:
     st.progress(done / max(1, counts["records"]), text=f"{done:,} of {counts['records']:,} records: "
                                                          f"{counts['ok']:,} ok, {counts['failed']:,} failed")
     budget_cost = status["budget"]["cost"]
+    priced = budget_cost is not None
     a, b, c = st.columns(3)
-    a.metric("Budget", "-" if budget_cost is None else f"${budget_cost:,.4f}")
-    b.metric("Spent", f"${status['spent']:,.4f}")
+    a.metric("Budget", f"${budget_cost:,.4f}" if priced else "-")
+    b.metric("Spent", f"${status['spent']:,.4f}" if priced else "-")
     projected = status["projected_cost"]
-    c.metric("Projected total", "-" if projected is None else f"${projected:,.4f}")
+    c.metric("Projected total", f"${projected:,.4f}" if priced and projected is not None else "-")
     controls(status)
     for warning in status["budget"]["warnings"]:
         st.warning(warning)
@@ -136,6 +137,7 @@ def job_view() -> None:
                            key="download")
 
 
+@st.fragment(run_every=2.0)
 def stored_jobs() -> None:
     jobs = batch.list_jobs()
     if not jobs:
