@@ -40,7 +40,8 @@ def backoff_s(attempts: int) -> float:
 
 
 async def drive(works: Iterable[Work], *, send: Send, concurrency: int, max_attempts: int,
-                admit: Callable[[Work], bool], on_attempt: OnAttempt, should_stop: Callable[[], str | None]) -> str | None:
+                admit: Callable[[Work], bool], on_attempt: OnAttempt,
+                should_stop: Callable[[], str | None]) -> str | None:
     """Send every work item once, then the retryable failures again (up to ``max_attempts`` in all), with at most
     ``concurrency`` in flight. ``admit`` may refuse an item (the cost cap): then nothing more is sent. Returns why it
     stopped early (``should_stop``'s answer, or ``max_cost``), or None when everything was sent."""

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from infercost.errors import InputError
-from infercost.tokenizers.corpus import READERS, MAX_RECORD_BYTES, Collector, Source, decode, detect_format, raw_lines
+from infercost.tokenizers.corpus import MAX_RECORD_BYTES, READERS, Collector, Source, decode, detect_format, raw_lines
 
 ENDPOINTS = ("/v1/chat/completions", "/v1/completions")
 DEFAULT_TEMPLATE = "{text}"

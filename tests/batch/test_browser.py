@@ -10,8 +10,8 @@ from tests.ui.conftest import app_url, browser, page  # noqa: F401 - the real ap
 pytestmark = pytest.mark.browser
 
 
-def fill(page, label: str, value: str) -> None:
-    box = page.get_by_label(label, exact=True)
+def fill(tab, label: str, value: str) -> None:
+    box = tab.get_by_label(label, exact=True)
     box.fill(value)
     box.press("Enter")
 

@@ -1,4 +1,4 @@
-"""The Batch jobs page (AppTest): plan a job from a path, see its budget, start it, follow it, pause it, see the bill."""
+"""The Batch jobs page (AppTest): plan a job from a path, see its budget, start, follow, pause, and see the bill."""
 
 from __future__ import annotations
 

@@ -6,11 +6,10 @@ import collections
 from pathlib import Path
 
 import pytest
+import ray  # pinned in requirements-dev.txt
 
 from infercost import batch
 from tests.batch.conftest import read_outputs, write_batch_file
-
-ray = pytest.importorskip("ray")
 
 
 @pytest.fixture(scope="module")
