@@ -17,9 +17,10 @@ from infercost.batch.job import (
     list_jobs,
     retry_failed,
     run_job,
+    sample_budget,
 )
 
 __all__ = [
     "EXECUTORS", "Budget", "JobConfig", "Pricing", "compare", "control_job", "create_job", "job_status", "list_jobs",
-    "retry_failed", "run_job",
+    "retry_failed", "run_job", "sample_budget",
 ]

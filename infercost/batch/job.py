@@ -11,6 +11,7 @@ from array import array
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,7 @@ HEARTBEAT_S = 0.5
 INPUT_MARGIN = 1.1  # worst-case prompt tokens the server may count (chat template) per counted token …
 INPUT_MARGIN_TOKENS = 32  # … plus this per request
 EXECUTORS = ("local", "ray")
+PLAN_COLUMNS = ("idx", "shard", "attempts", "pass", "n_in_est")
 
 
 @dataclass
@@ -74,12 +76,35 @@ def _records(input_path: str | Path, config: JobConfig, skipped: Collector | Non
                         max_tokens=config.max_tokens, skipped=skipped)
 
 
+class _Tally:
+    """Counts every record's prompt as the records stream into the store, and keeps only the totals."""
+
+    def __init__(self, counter: Any, shard_size: int, assume_output_tokens: int) -> None:
+        self.counter, self.shard_size, self.assumed = counter, shard_size, assume_output_tokens
+        self.records = self.input_tokens = self.output_tokens = self.uncapped = 0
+        self.shard_sizes: Counter[int] = Counter()
+
+    def rows(self, records: Iterator[BatchRecord]) -> Iterator[tuple]:
+        """(idx, shard, custom_id, n_in_est, max_out) per record, counted in batches through the library's batch
+        call; memory stays flat whatever the number of records."""
+        while chunk := list(islice(records, TOKENIZE_BATCH)):
+            counts = self.counter.count_batch([record.prompt_text() for record in chunk])
+            for record, n_in in zip(chunk, counts, strict=True):
+                shard = record.idx // self.shard_size
+                self.shard_sizes[shard] += 1
+                self.records += 1
+                self.input_tokens += n_in
+                self.output_tokens += record.max_out if record.max_out is not None else self.assumed
+                self.uncapped += record.max_out is None
+                yield record.idx, shard, record.custom_id, n_in, record.max_out
+
+
 def create_job(input_path: str | Path, config: JobConfig, *, db_path: str | Path | None = None,
                price: str | None = None, throughput: str | None = None, gpu_price: float | None = None,
-               tokenizer: str | None = None, retry_rate: float = 0.0, assume_output_tokens: int = 256,
-               progress: Callable[[float], None] | None = None) -> dict[str, Any]:
+               tokenizer: str | None = None, retry_rate: float = 0.0,
+               assume_output_tokens: int = 256) -> dict[str, Any]:
     """Read the input once: count each record's prompt with the model's tokenizer, cut it into shards, store every
-    record as pending with its counts, and the budget. Nothing is sent."""
+    record as pending with its counts, and the budget, all in one transaction. Nothing is sent."""
     config.check()
     if not 0 <= retry_rate < 1:
         raise InputError("retry-rate", "must be in [0, 1)")
@@ -89,54 +114,33 @@ def create_job(input_path: str | Path, config: JobConfig, *, db_path: str | Path
     pricing, tokenizer_id, fidelity = _pricing(config, price, throughput, gpu_price, tokenizer, db_path)
     from infercost.tokenizers import get_tokenizer
 
-    counter = get_tokenizer(tokenizer_id)
+    tally = _Tally(get_tokenizer(tokenizer_id), config.shard_size, assume_output_tokens)
     skipped = Collector(str(input_path))
-    rows, shard_sizes, input_tokens, output_tokens, uncapped = [], Counter(), 0, 0, 0
-    size = input_path.stat().st_size or 1
-    batch: list[BatchRecord] = []
-
-    def flush() -> None:
-        nonlocal input_tokens, output_tokens, uncapped
-        counts = counter.count_batch([record.prompt_text() for record in batch])
-        for record, n_in in zip(batch, counts, strict=True):
-            shard = record.idx // config.shard_size
-            shard_sizes[shard] += 1
-            rows.append((record.idx, shard, record.custom_id, n_in, record.max_out))
-            input_tokens += n_in
-            output_tokens += record.max_out if record.max_out is not None else assume_output_tokens
-            uncapped += record.max_out is None
-        batch.clear()
-
-    sent_bytes = 0
-    for record in _records(input_path, config, skipped):
-        batch.append(record)
-        sent_bytes += len(record.prompt_text())
-        if len(batch) >= TOKENIZE_BATCH:
-            flush()
-            if progress:
-                progress(min(1.0, sent_bytes / size))
-    flush()
-    if not rows:
-        raise InputError("input", f"{input_path}: no usable records ({skipped.count} skipped)")
-    if uncapped and config.max_cost is not None:
-        raise InputError("max_tokens", f"{uncapped} records set no max_tokens, so their cost has no bound; "
-                                       "give --max-tokens to cap them, or drop --max-cost")
-    warnings = _warnings(fidelity, tokenizer_id, uncapped, assume_output_tokens, skipped)
-    output_basis = "max_tokens" if not uncapped else f"max_tokens, {assume_output_tokens} assumed where unset"
-    budget = budgets.plan_budget(records=len(rows), input_tokens=input_tokens, output_tokens=output_tokens,
-                                 output_basis=output_basis, retry_rate=retry_rate, pricing=pricing,
-                                 tokenizer=tokenizer_id, fidelity=fidelity, warnings=warnings)
     job_id = store_jobs.new_job_id()
     job = {"id": job_id, "input_path": str(input_path), "input_sha256": file_sha256(input_path),
-           "out_dir": str(Path(config.out_dir).resolve() / job_id), "config": asdict(config),
-           "budget": budget.as_dict()}
-    shards = [(shard, shard * config.shard_size, n) for shard, n in sorted(shard_sizes.items())]
+           "out_dir": str(Path(config.out_dir).resolve() / job_id), "config": asdict(config)}
+
+    def finish() -> tuple[list[tuple[int, int, int]], dict[str, Any]]:
+        if not tally.records:
+            raise InputError("input", f"{input_path}: no usable records ({skipped.count} skipped)")
+        if tally.uncapped and config.max_cost is not None:
+            raise InputError("max_tokens", f"{tally.uncapped} records set no max_tokens, so their cost has no "
+                                           "bound; give --max-tokens to cap them, or drop --max-cost")
+        warnings = _warnings(fidelity, tokenizer_id, tally.uncapped, assume_output_tokens, skipped)
+        basis = "max_tokens" if not tally.uncapped else f"max_tokens, {assume_output_tokens} assumed where unset"
+        job["budget"] = budgets.plan_budget(
+            records=tally.records, input_tokens=tally.input_tokens, output_tokens=tally.output_tokens,
+            output_basis=basis, retry_rate=retry_rate, pricing=pricing, tokenizer=tokenizer_id, fidelity=fidelity,
+            warnings=warnings).as_dict()
+        shards = [(shard, shard * config.shard_size, n) for shard, n in sorted(tally.shard_sizes.items())]
+        return shards, job["budget"]
+
     db = connect(db_path)
     try:
-        store_jobs.create_job(db, job, shards, rows)
+        store_jobs.create_job(db, job, tally.rows(_records(input_path, config, skipped)), finish)
     finally:
         db.close()
-    return {"job_id": job_id, "out_dir": job["out_dir"], "budget": budget.as_dict(),
+    return {"job_id": job_id, "out_dir": job["out_dir"], "budget": job["budget"],
             "skipped": [asdict(s) for s in skipped.items], "skipped_count": skipped.count}
 
 
@@ -174,7 +178,8 @@ class JobRun:
     """One process working on a job: it alone writes the job's rows until it returns."""
 
     def __init__(self, job_id: str, *, db_path: str | Path | None, progress: Callable[[dict], None] | None,
-                 max_cost: float | None) -> None:
+                 max_cost: float | None, limit: int | None = None) -> None:
+        self.limit, self.admitted = limit, 0  # a sample run sends at most ``limit`` records
         self.db = connect(db_path)
         self.job = store_jobs.get_job(self.db, job_id)
         self.job_id = job_id
@@ -203,7 +208,11 @@ class JobRun:
         if cap is not None and self.spent_now() + self.reserved + work.worst_cost > cap:
             return False
         self.reserved += work.worst_cost
+        self.admitted += 1
         return True
+
+    def sampled(self) -> str | None:
+        return "sample" if self.limit is not None and self.admitted >= self.limit else None
 
     def worst_cost(self, n_in_est: int, max_out: int | None) -> float:
         return self.pricing.attempt_cost(n_in_est * INPUT_MARGIN + INPUT_MARGIN_TOKENS, max_out or 0)
@@ -231,25 +240,23 @@ class JobRun:
 
     # -- the run ---------------------------------------------------------------------------------------------------
     def works(self) -> Iterator[Work]:
-        """The pending records, read again from the input (its hash was checked), with their stored counts."""
-        rows = store_jobs.pending_idx(self.db, self.job_id)
-        idx = array("q", (row[0] for row in rows))
-        self.pending_per_shard = Counter(row[1] for row in rows)
-        plan = {"shard": array("q", (r[1] for r in rows)), "attempts": array("q", (r[2] for r in rows)),
-                "pass": array("q", (r[3] for r in rows))}
-        estimates = dict(self.db.execute(
-            "SELECT idx, n_in_est FROM batch_records WHERE job_id = ? AND state = 'pending'", (self.job_id,)))
-        del rows
-        return self._matching(idx, plan, estimates)
+        """The pending records, read again from the input (its hash was checked), with their stored counts. The
+        plan is kept as arrays of 8-byte integers: 40 bytes a record, whatever the records hold."""
+        plan = {name: array("q") for name in PLAN_COLUMNS}
+        for row in store_jobs.pending_records(self.db, self.job_id):
+            for name, value in zip(PLAN_COLUMNS, row, strict=True):
+                plan[name].append(value)
+        self.pending_per_shard = Counter(plan["shard"])
+        return self._matching(plan)
 
-    def _matching(self, idx: array, plan: dict[str, array], estimates: dict[int, int]) -> Iterator[Work]:
-        position = 0
+    def _matching(self, plan: dict[str, array]) -> Iterator[Work]:
+        position, idx = 0, plan["idx"]
         for record in _records(self.job["input_path"], self.config):
             if position >= len(idx):
                 return
             if record.idx != idx[position]:
                 continue
-            n_in_est = estimates.pop(record.idx)
+            n_in_est = plan["n_in_est"][position]
             yield Work(record, plan["shard"][position], plan["attempts"][position], plan["pass"][position],
                        n_in_est, self.worst_cost(n_in_est, record.max_out))
             position += 1
@@ -269,7 +276,8 @@ class JobRun:
             works = self.works()
             self.write_finished_shards()
             stopped = asyncio.run(self._run(works))
-            status = {"pause": "paused", "cancel": "cancelled", "max_cost": "stopped_max_cost"}.get(stopped, "done")
+            status = {"pause": "paused", "cancel": "cancelled", "max_cost": "stopped_max_cost",
+                      "sample": "paused"}.get(stopped, "done")
         except KeyboardInterrupt:
             status = "paused"
             raise
@@ -292,7 +300,7 @@ class JobRun:
         beat = asyncio.create_task(self._heartbeat(control))
         try:
             executor = _executor(self.config)
-            return await executor(self, works, should_stop=lambda: control["stop"])
+            return await executor(self, works, should_stop=lambda: control["stop"] or self.sampled())
         finally:
             beat.cancel()
 
@@ -355,6 +363,32 @@ def run_job(job_id: str, *, db_path: str | Path | None = None, progress: Callabl
     run = JobRun(job_id, db_path=db_path, progress=progress, max_cost=max_cost)
     try:
         return run.run()
+    finally:
+        run.db.close()
+
+
+def sample_budget(job_id: str, records: int, *, db_path: str | Path | None = None,
+                  progress: Callable[[dict], None] | None = None) -> dict[str, Any]:
+    """Send the first ``records`` records (they are the job's own: their outputs count), then budget the output
+    tokens and retries of the whole job from what they did, instead of from ``max_tokens``."""
+    if records < 1:
+        raise InputError("sample", "must be at least 1 record")
+    run = JobRun(job_id, db_path=db_path, progress=progress, max_cost=None, limit=records)
+    try:
+        run.run()
+        done = store_jobs.totals(run.db, job_id)
+        if not done["ok"]:
+            raise InputError("sample", f"none of the {records} sampled records succeeded; see `batch status`")
+        old = run.job["budget"]
+        attempts = done["attempts"] - _pending_attempts(run.db, job_id)
+        mean_out = done["output_tokens"] / done["ok"]
+        budget = budgets.plan_budget(
+            records=old["records"], input_tokens=old["input_tokens"], output_tokens=mean_out * old["records"],
+            output_basis=f"sample of {done['ok']} records ({mean_out:.1f} output tokens each)",
+            retry_rate=min(0.99, max(0.0, 1 - (done["ok"] + done["failed"]) / attempts)) if attempts else 0.0,
+            pricing=run.pricing, tokenizer=old["tokenizer"], fidelity=old["fidelity"], warnings=old["warnings"])
+        store_jobs.set_job(run.db, job_id, budget=budget.as_dict())
+        return budget.as_dict()
     finally:
         run.db.close()
 

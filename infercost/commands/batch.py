@@ -6,6 +6,7 @@ Example: python -m infercost batch run requests.jsonl --base-url http://127.0.0.
              --out results --price gpt-4o-mini --max-cost 5 --json
          python -m infercost batch run reviews.csv --field text --template "Classify: {text}" --max-tokens 8 ...
          python -m infercost batch run requests.jsonl ... --budget-only      # the budget, nothing sent
+         python -m infercost batch run requests.jsonl ... --sample 50        # output tokens from 50 records
          python -m infercost batch resume JOB_ID
          python -m infercost batch status JOB_ID --json
          python -m infercost batch list
@@ -68,6 +69,8 @@ def _run_arguments(run: argparse.ArgumentParser) -> None:
     run.add_argument("--timeout", type=float, default=60.0, metavar="S", help="no byte for S seconds: a hang")
     run.add_argument("--executor", choices=batch.EXECUTORS, default="local")
     run.add_argument("--address", help="with --executor ray: the cluster (default: a local Ray instance)")
+    run.add_argument("--sample", type=int, metavar="N", help="send the first N records, then budget output tokens "
+                                                             "and retries from them instead of from max_tokens")
     run.add_argument("--budget-only", action="store_true", help="create the job and show its budget; send nothing")
     add_db_argument(run)
 
@@ -89,6 +92,9 @@ def run_command(args: argparse.Namespace) -> dict[str, Any]:
     created = batch.create_job(args.input, config, db_path=args.db, price=args.price, throughput=args.throughput,
                                gpu_price=args.gpu_price, tokenizer=args.tokenizer, retry_rate=args.retry_rate)
     print(render_budget(created["budget"], created["job_id"]), file=sys.stderr)
+    if args.sample:
+        sampled = batch.sample_budget(created["job_id"], args.sample, db_path=args.db, progress=_progress(args))
+        print("\n" + render_budget(sampled, created["job_id"]), file=sys.stderr)
     if args.budget_only:
         return batch.job_status(created["job_id"], db_path=args.db)
     return _finished(batch.run_job(created["job_id"], db_path=args.db, progress=_progress(args)))

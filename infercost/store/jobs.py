@@ -11,7 +11,7 @@ import json
 import sqlite3
 import time
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -29,26 +29,30 @@ def new_job_id() -> str:
     return "job-" + datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
 
 
-def create_job(db: sqlite3.Connection, job: dict[str, Any], shards: Iterable[tuple[int, int, int]],
-               records: Iterable[tuple]) -> None:
-    """Insert the job, its shards ``(shard, first_idx, records)`` and records ``RECORD_COLUMNS`` minus job_id, in one
-    transaction: a job is there whole or not at all. A repeated ``custom_id`` is refused, naming it."""
+def create_job(db: sqlite3.Connection, job: dict[str, Any], records: Iterable[tuple],
+               finish: Callable[[], tuple[list[tuple[int, int, int]], dict[str, Any]]]) -> None:
+    """Insert the job, its records (``RECORD_COLUMNS`` minus job_id and state, streamed) and then what ``finish()``
+    returns once they are all read: the shards ``(shard, first_idx, records)`` and the budget. One transaction: a
+    job is there whole or not at all, and an error in ``finish`` leaves nothing. A repeated ``custom_id`` is
+    refused."""
     try:
         with db:
             db.execute(
                 "INSERT INTO batch_jobs (id, created_at, status, input_path, input_sha256, out_dir, config, budget) "
-                "VALUES (?, ?, 'created', ?, ?, ?, ?, ?)",
+                "VALUES (?, ?, 'created', ?, ?, ?, ?, '{}')",
                 (job["id"], datetime.now(UTC).isoformat(timespec="seconds"), job["input_path"], job["input_sha256"],
-                 job["out_dir"], json.dumps(job["config"]), json.dumps(job["budget"])),
-            )
-            db.executemany(
-                "INSERT INTO batch_shards (job_id, shard, first_idx, records, status) VALUES (?, ?, ?, ?, 'pending')",
-                [(job["id"], *shard) for shard in shards],
+                 job["out_dir"], json.dumps(job["config"])),
             )
             db.executemany(
                 f"INSERT INTO batch_records ({', '.join(RECORD_COLUMNS)}) VALUES (?, ?, ?, ?, 'pending', ?, ?)",
                 ((job["id"], *record) for record in records),
             )
+            shards, budget = finish()
+            db.executemany(
+                "INSERT INTO batch_shards (job_id, shard, first_idx, records, status) VALUES (?, ?, ?, ?, 'pending')",
+                [(job["id"], *shard) for shard in shards],
+            )
+            db.execute("UPDATE batch_jobs SET budget = ? WHERE id = ?", (json.dumps(budget), job["id"]))
     except sqlite3.IntegrityError as error:
         if "custom_id" in str(error):
             raise InputError("custom_id", "every custom_id must be unique in a batch file; one repeats") from None
@@ -144,12 +148,13 @@ def request_control(db: sqlite3.Connection, job_id: str, control: str) -> None:
         db.execute("UPDATE batch_jobs SET control = ? WHERE id = ?", (control, job_id))
 
 
-def pending_idx(db: sqlite3.Connection, job_id: str) -> list[tuple[int, int, int, int]]:
-    """(idx, shard, attempts, pass) of every pending record, in input order."""
-    return db.execute(
-        "SELECT idx, shard, attempts, pass FROM batch_records WHERE job_id = ? AND state = 'pending' ORDER BY idx",
+def pending_records(db: sqlite3.Connection, job_id: str) -> Iterator[tuple[int, int, int, int, int]]:
+    """(idx, shard, attempts, pass, n_in_est) of every pending record, in input order."""
+    yield from db.execute(
+        "SELECT idx, shard, attempts, pass, n_in_est FROM batch_records WHERE job_id = ? AND state = 'pending' "
+        "ORDER BY idx",
         (job_id,),
-    ).fetchall()
+    )
 
 
 def record_plan(db: sqlite3.Connection, job_id: str, idx: int) -> sqlite3.Row:

@@ -135,3 +135,16 @@ def test_plain_csv_records_become_chat_requests_through_the_template(tmp_path, s
     ok, _ = read_outputs(Path(status["out_dir"]))
     assert [line["custom_id"] for line in ok] == ["line-2", "line-3"]
     assert ok[0]["response"]["body"]["usage"]["prompt_tokens"] == 3  # "Classify: great phone"
+
+
+def test_a_sample_run_budgets_output_tokens_from_what_the_first_records_wrote(tmp_path, scripted):
+    source = write_batch_file(tmp_path / "in.jsonl", 400, tagged=False)
+    with scripted() as url:
+        created = batch.create_job(source, config(url, tmp_path / "out"), price="gpt-4o-mini")
+        sampled = batch.sample_budget(created["job_id"], 40)
+        assert batch.job_status(created["job_id"])["counts"]["ok"] == 40  # the sample's outputs are kept
+        status = batch.run_job(created["job_id"])
+    assert sampled["output_basis"].startswith("sample of 40 records")
+    assert status["counts"]["ok"] == 400
+    # the scripted server writes max_tokens: the sample's mean lands near the whole job's
+    assert status["actual"]["output_tokens"] == pytest.approx(sampled["output_tokens"], rel=0.25)
