@@ -194,6 +194,7 @@ class JobRun:
         done = store_jobs.totals(self.db, job_id)
         self.spent = float(done["cost"])
         self.reserved = 0.0
+        self.unsaved: list[dict] = []
         self.progress.start(done)
 
     # -- the cost cap: every in-flight attempt holds its worst-case cost -----------------------------------------
@@ -226,12 +227,25 @@ class JobRun:
         row = {**outcome, "cost": cost}
         if not final:
             row["state"] = store_jobs.PENDING
-        store_jobs.save_outcomes(self.db, self.job_id, [row])
+        self.save_soon(row)
         self.progress.attempt(outcome, final, cost)
         if final:
             self.pending_per_shard[work.shard] -= 1
             if not self.pending_per_shard[work.shard]:
+                self.save_now()
                 self.finish_shard(work.shard, work.pass_)
+
+    def save_soon(self, row: dict) -> None:
+        """Commit at the end of this turn of the event loop: outcomes that ended together share one transaction,
+        and none waits for later ones (the next turn starts no new send before this commit)."""
+        self.unsaved.append(row)
+        if len(self.unsaved) == 1:
+            asyncio.get_running_loop().call_soon(self.save_now)
+
+    def save_now(self) -> None:
+        if self.unsaved:
+            rows, self.unsaved = self.unsaved, []
+            store_jobs.save_outcomes(self.db, self.job_id, rows)
 
     def finish_shard(self, shard: int, pass_: int) -> None:
         files = write_shard(self.db, self.job_id, self.out_dir, shard, pass_)
@@ -303,6 +317,7 @@ class JobRun:
             return await executor(self, works, should_stop=lambda: control["stop"] or self.sampled())
         finally:
             beat.cancel()
+            self.save_now()
 
     async def _heartbeat(self, control: dict[str, str | None]) -> None:
         while True:
