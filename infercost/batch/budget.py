@@ -112,8 +112,8 @@ def _why_input(budget: dict, actual: dict, diff: float | None) -> str:
         return "the server reported no usage: actual input is the tokenizer's count"
     parts = [f"actual from the server's usage ({actual['usage_reported']} attempts), budget from "
              f"{budget['tokenizer']} ({budget['fidelity']})"]
-    if actual.get("attempts", 0) > actual.get("ok", 0) + actual.get("failed", 0):
-        parts.append("retried attempts read their prompt again")
+    if actual.get("retries"):
+        parts.append("failed attempts reported no usage, so the prompts they sent are not counted")
     if budget.get("fidelity") != "exact":
         parts.append("a proxy tokenizer counts differently from the model's")
     parts.append("chat templates add tokens the text does not hold")

@@ -21,6 +21,12 @@ RUNNING = ("running",)
 RESUMABLE = ("created", "paused", "interrupted", "stopped_max_cost", "failed")
 
 
+@st.cache_data(max_entries=2, show_spinner="Zipping the outputs…")
+def outputs_zip(out_dir: str, files: tuple[str, ...]) -> bytes:
+    """Built once per set of files (they never change once written), not on every refresh of the view."""
+    return zip_outputs(out_dir)
+
+
 def input_path() -> Path | None:
     if st.session_state["source"] == "Upload":
         upload = st.file_uploader("OpenAI batch JSONL, or JSONL/CSV/Parquet/TXT records", key="upload",
@@ -132,9 +138,9 @@ def job_view() -> None:
         st.dataframe(pd.DataFrame(status["budget_vs_actual"]), hide_index=True, key="versus")
     else:
         st.dataframe(budget_table(status["budget"]), hide_index=True, key="budget")
-    if status["files"]:
-        st.download_button("Download outputs (zip)", zip_outputs(status["out_dir"]), file_name=f"{job_id}.zip",
-                           key="download")
+    if status["files"] and status["status"] not in RUNNING:
+        st.download_button("Download outputs (zip)", outputs_zip(status["out_dir"], tuple(status["files"])),
+                            file_name=f"{job_id}.zip", key="download")
 
 
 @st.fragment(run_every=2.0)
