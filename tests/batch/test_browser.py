@@ -5,9 +5,21 @@ from __future__ import annotations
 import pytest
 
 from tests.batch.conftest import write_batch_file
-from tests.ui.conftest import app_url, browser, page  # noqa: F401 - the real app server and Chromium
+from tests.ui.conftest import CHROMIUM, CHROMIUM_ARGS, app_url, page  # noqa: F401 - the real app server
 
 pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Chromium for this module only: Playwright's sync API keeps an event loop running in the main thread while it
+    is open, and the tests that follow this module call ``asyncio.run``."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
 
 
 def fill(tab, label: str, value: str) -> None:
