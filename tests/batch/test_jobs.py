@@ -148,3 +148,18 @@ def test_a_sample_run_budgets_output_tokens_from_what_the_first_records_wrote(tm
     assert status["counts"]["ok"] == 400
     # the scripted server writes max_tokens: the sample's mean lands near the whole job's
     assert status["actual"]["output_tokens"] == pytest.approx(sampled["output_tokens"], rel=0.25)
+
+
+def test_gpu_pricing_takes_the_profiles_throughput_at_the_jobs_concurrency(tmp_path):
+    from infercost.performance.profiles import bundled_profiles
+
+    profile = next(p for p in bundled_profiles() if any(pt.get("request_throughput") for pt in p.points))
+    point = min((pt for pt in profile.points if pt.get("request_throughput")),
+                key=lambda pt: (abs(pt["concurrency"] - 16), -pt["concurrency"]))
+    source = write_batch_file(tmp_path / "in.jsonl", 100)
+    created = batch.create_job(source, config("http://127.0.0.1:9/v1", tmp_path / "out", concurrency=16),
+                               throughput=profile.id, gpu_price=2.0)
+    budget = created["budget"]
+    assert budget["duration_s"] == pytest.approx(100 / point["request_throughput"])
+    assert budget["cost"] == pytest.approx(budget["duration_s"] / 3600 * 2.0 * profile.gpus_per_replica)
+    assert f"concurrency {point['concurrency']:g}" in budget["pricing"]["basis"]
