@@ -163,3 +163,16 @@ def test_gpu_pricing_takes_the_profiles_throughput_at_the_jobs_concurrency(tmp_p
     assert budget["duration_s"] == pytest.approx(100 / point["request_throughput"])
     assert budget["cost"] == pytest.approx(budget["duration_s"] / 3600 * 2.0 * profile.gpus_per_replica)
     assert f"concurrency {point['concurrency']:g}" in budget["pricing"]["basis"]
+
+
+def test_parquet_records_are_read_by_their_field(tmp_path, scripted):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    source = tmp_path / "reviews.parquet"
+    pq.write_table(pa.table({"text": ["great phone", "bad battery life"], "stars": [5, 1]}), source)
+    with scripted() as url:
+        created = batch.create_job(source, config(url, tmp_path / "out", field="text", max_tokens=2))
+        status = batch.run_job(created["job_id"])
+    ok, _ = read_outputs(Path(status["out_dir"]))
+    assert [line["response"]["body"]["usage"]["prompt_tokens"] for line in ok] == [2, 3]
