@@ -236,8 +236,9 @@ class JobRun:
                 self.finish_shard(work.shard, work.pass_)
 
     def save_soon(self, row: dict) -> None:
-        """Commit at the end of this turn of the event loop: outcomes that ended together share one transaction,
-        and none waits for later ones (the next turn starts no new send before this commit)."""
+        """Commit at the end of this turn of the event loop: outcomes that ended together share one transaction.
+        A kill before that commit is a kill while the request was in flight: the record is sent again on resume,
+        and never recorded twice."""
         self.unsaved.append(row)
         if len(self.unsaved) == 1:
             asyncio.get_running_loop().call_soon(self.save_now)
