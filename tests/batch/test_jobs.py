@@ -176,3 +176,24 @@ def test_parquet_records_are_read_by_their_field(tmp_path, scripted):
         status = batch.run_job(created["job_id"])
     ok, _ = read_outputs(Path(status["out_dir"]))
     assert [line["response"]["body"]["usage"]["prompt_tokens"] for line in ok] == [2, 3]
+
+
+def test_a_job_running_in_a_live_process_is_not_resumed_twice(tmp_path):
+    import subprocess
+    import sys
+
+    from infercost.store import connect
+    from infercost.store import jobs as store_jobs
+
+    created = batch.create_job(write_batch_file(tmp_path / "in.jsonl", 3), config("http://127.0.0.1:9/v1", tmp_path))
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        db = connect()
+        store_jobs.set_job(db, created["job_id"], status="running", pid=other.pid)
+        db.close()
+        with pytest.raises(InputError, match=f"running in process {other.pid}"):
+            batch.run_job(created["job_id"])
+    finally:
+        other.kill()
+        other.wait()
+    assert batch.job_status(created["job_id"])["status"] == "interrupted"  # its process is gone: resumable
