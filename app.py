@@ -19,6 +19,7 @@ pages = [
     st.Page("infercost/ui/pages/prices.py", title="Prices", icon=":material/sell:"),
     st.Page("infercost/ui/pages/tokens.py", title="Tokens", icon=":material/token:"),
     st.Page("infercost/ui/pages/benchmark.py", title="Benchmark", icon=":material/speed:"),
+    st.Page("infercost/ui/pages/batch.py", title="Batch jobs", icon=":material/dynamic_feed:"),
     st.Page("infercost/ui/pages/methodology.py", title="Methodology", icon=":material/functions:"),
 ]
 st.navigation(pages).run()

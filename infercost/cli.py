@@ -15,6 +15,7 @@ from typing import Any, NoReturn
 
 from infercost.commands import (
     app,
+    batch,
     bench,
     estimate,
     prices,
@@ -28,7 +29,7 @@ from infercost.commands import (
 )
 from infercost.errors import InputError
 
-COMMANDS = (prices, estimate, throughput, app, serve, tokenizers, tokens, bench, runs, scenarios, report)
+COMMANDS = (prices, estimate, throughput, app, serve, tokenizers, tokens, bench, runs, scenarios, report, batch)
 
 
 class OneLineParser(argparse.ArgumentParser):

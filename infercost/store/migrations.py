@@ -149,3 +149,64 @@ def m004_scenarios(db: sqlite3.Connection) -> None:
             updated_at TEXT NOT NULL
         )"""
     )
+
+
+@migration
+def m005_batch_jobs(db: sqlite3.Connection) -> None:
+    """Batch jobs (``infercost/batch``): a job, its shards and one row per input record, each record's outcome
+    committed as it completes so a killed job resumes without losing or resending a finished record. ``body`` is the
+    response body (JSON text) the shard's output file is written from; the input itself stays in the input file,
+    whose SHA-256 (``input_sha256``) a resume checks."""
+    db.execute(
+        """CREATE TABLE batch_jobs (
+            id TEXT PRIMARY KEY,
+            created_at TEXT NOT NULL,
+            status TEXT NOT NULL,
+            control TEXT,
+            input_path TEXT NOT NULL,
+            input_sha256 TEXT NOT NULL,
+            out_dir TEXT NOT NULL,
+            config TEXT NOT NULL,
+            budget TEXT NOT NULL,
+            actual TEXT,
+            pid INTEGER,
+            heartbeat_at REAL,
+            active_s REAL NOT NULL DEFAULT 0
+        )"""
+    )
+    db.execute(
+        """CREATE TABLE batch_shards (
+            job_id TEXT NOT NULL REFERENCES batch_jobs(id) ON DELETE CASCADE,
+            shard INTEGER NOT NULL,
+            first_idx INTEGER NOT NULL,
+            records INTEGER NOT NULL,
+            status TEXT NOT NULL,
+            files TEXT NOT NULL DEFAULT '[]',
+            PRIMARY KEY (job_id, shard)
+        )"""
+    )
+    db.execute(
+        """CREATE TABLE batch_records (
+            job_id TEXT NOT NULL REFERENCES batch_jobs(id) ON DELETE CASCADE,
+            idx INTEGER NOT NULL,
+            shard INTEGER NOT NULL,
+            custom_id TEXT NOT NULL,
+            state TEXT NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            reason TEXT,
+            n_in_est INTEGER NOT NULL,
+            max_out INTEGER,
+            n_in INTEGER,
+            n_out INTEGER,
+            usage_reported INTEGER NOT NULL DEFAULT 0,
+            cost REAL NOT NULL DEFAULT 0,
+            latency_ms REAL,
+            status_code INTEGER,
+            request_id TEXT,
+            body TEXT,
+            pass INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (job_id, idx)
+        )"""
+    )
+    db.execute("CREATE UNIQUE INDEX batch_records_custom_id ON batch_records (job_id, custom_id)")
+    db.execute("CREATE INDEX batch_records_shard ON batch_records (job_id, shard, state)")

@@ -1,0 +1,68 @@
+"""What the app needs beyond the CLI: keep an uploaded input, run a job in its own process, zip its outputs.
+
+A job started from the app runs as ``python -m infercost batch resume JOB_ID`` in a process of its own session, exactly
+as from a terminal: it outlives page reruns and browser tabs, pausing or cancelling goes through the store, and a job
+started from the CLI looks the same to the page.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import re
+import subprocess
+import sys
+import threading
+import zipfile
+from pathlib import Path
+
+from infercost.errors import InputError
+from infercost.home import home_dir
+
+MAX_UPLOAD_BYTES = 200 * 2**20
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def save_upload(name: str, data: bytes) -> Path:
+    """Keep an uploaded input under the home (named by its content hash, so a re-upload is the same file). It is
+    only ever read as data."""
+    if len(data) > MAX_UPLOAD_BYTES:
+        raise InputError("file", f"{name}: larger than {MAX_UPLOAD_BYTES // 2**20} MiB; name a path instead")
+    if not data:
+        raise InputError("file", f"{name}: file is empty")
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", Path(name).name)[-100:] or "input.jsonl"
+    folder = home_dir() / "batch-inputs"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{hashlib.sha256(data).hexdigest()[:16]}-{safe}"
+    if not path.exists():
+        path.write_bytes(data)
+    return path
+
+
+def default_out_dir() -> Path:
+    return home_dir() / "batch-outputs"
+
+
+def start_in_background(job_id: str, *, db_path: str | Path | None = None, retry_failed: bool = False) -> int:
+    """Run (resume, or retry the failed records of) the job in a process of its own; returns its pid."""
+    command = [sys.executable, "-m", "infercost", "batch", "retry-failed" if retry_failed else "resume", job_id]
+    if db_path:
+        command += ["--db", str(db_path)]
+    log = home_dir() / "batch-logs"
+    log.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    with open(log / f"{job_id}.log", "ab") as out:
+        process = subprocess.Popen(command, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=out,
+                                   stderr=subprocess.STDOUT, start_new_session=True)
+    threading.Thread(target=process.wait, daemon=True).start()  # reaped when it ends: no zombie looks alive
+    return process.pid
+
+
+def zip_outputs(out_dir: str | Path) -> bytes:
+    """Every output file of a job in one zip (in memory: for the app's download button)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(Path(out_dir).glob("shard-*.jsonl")):
+            archive.write(path, path.name)
+    return buffer.getvalue()

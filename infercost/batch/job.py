@@ -1,0 +1,481 @@
+"""A batch job from its input file to its output files: plan (budget before), run or resume, retry the failed,
+and the budget-versus-actual after. The store holds every record's state, so any of these may follow a ``kill -9``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from array import array
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+from infercost.batch import budget as budgets
+from infercost.batch.executor import Work, drive
+from infercost.batch.inputs import BatchRecord, file_sha256, read_records
+from infercost.batch.outputs import write_shard
+from infercost.batch.pricing import resolve_pricing, resolve_tokenizer
+from infercost.batch.progress import Progress
+from infercost.batch.send import HEADERS, send_record
+from infercost.errors import InputError
+from infercost.runner.http import HttpClient
+from infercost.store import connect
+from infercost.store import jobs as store_jobs
+from infercost.tokenizers.corpus import Collector
+
+TOKENIZE_BATCH = 4096
+HEARTBEAT_S = 0.5
+INPUT_MARGIN = 1.1  # worst-case prompt tokens the server may count (chat template) per counted token …
+INPUT_MARGIN_TOKENS = 32  # … plus this per request
+EXECUTORS = ("local", "ray")
+PLAN_COLUMNS = ("idx", "shard", "attempts", "pass", "n_in_est")
+
+
+@dataclass
+class JobConfig:
+    """How the job runs; stored with the job so ``resume`` runs it the same way."""
+
+    base_url: str
+    model: str
+    out_dir: str
+    shard_size: int = 1000
+    concurrency: int = 16
+    max_attempts: int = 3
+    read_timeout_s: float = 60.0
+    max_cost: float | None = None
+    field: str | None = None
+    template: str = "{text}"
+    max_tokens: int | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    executor: str = "local"
+    address: str | None = None
+
+    def check(self) -> None:
+        for name in ("shard_size", "concurrency", "max_attempts"):
+            if getattr(self, name) < 1:
+                raise InputError(name.replace("_", "-"), "must be at least 1")
+        if self.read_timeout_s <= 0:
+            raise InputError("timeout", "must be positive")
+        if self.max_cost is not None and self.max_cost <= 0:
+            raise InputError("max-cost", "must be a positive amount of USD")
+        if self.executor not in EXECUTORS:
+            raise InputError("executor", f"{self.executor!r} is not one of {', '.join(EXECUTORS)}")
+        try:
+            HttpClient(self.base_url)
+        except ValueError as error:
+            raise InputError("base-url", str(error)) from None
+
+
+def _records(input_path: str | Path, config: JobConfig, skipped: Collector | None = None) -> Iterator[BatchRecord]:
+    return read_records(input_path, field=config.field, template=config.template, model=config.model,
+                        max_tokens=config.max_tokens, skipped=skipped)
+
+
+class _Tally:
+    """Counts every record's prompt as the records stream into the store, and keeps only the totals."""
+
+    def __init__(self, counter: Any, shard_size: int, assume_output_tokens: int) -> None:
+        self.counter, self.shard_size, self.assumed = counter, shard_size, assume_output_tokens
+        self.records = self.input_tokens = self.output_tokens = self.uncapped = 0
+        self.shard_sizes: Counter[int] = Counter()
+
+    def rows(self, records: Iterator[BatchRecord]) -> Iterator[tuple]:
+        """(idx, shard, custom_id, n_in_est, max_out) per record, counted in batches through the library's batch
+        call; memory stays flat whatever the number of records."""
+        while chunk := list(islice(records, TOKENIZE_BATCH)):
+            counts = self.counter.count_batch([record.prompt_text() for record in chunk])
+            for record, n_in in zip(chunk, counts, strict=True):
+                shard = record.idx // self.shard_size
+                self.shard_sizes[shard] += 1
+                self.records += 1
+                self.input_tokens += n_in
+                self.output_tokens += record.max_out if record.max_out is not None else self.assumed
+                self.uncapped += record.max_out is None
+                yield record.idx, shard, record.custom_id, n_in, record.max_out
+
+
+def create_job(input_path: str | Path, config: JobConfig, *, db_path: str | Path | None = None,
+               price: str | None = None, throughput: str | None = None, gpu_price: float | None = None,
+               tokenizer: str | None = None, retry_rate: float = 0.0,
+               assume_output_tokens: int = 256) -> dict[str, Any]:
+    """Read the input once: count each record's prompt with the model's tokenizer, cut it into shards, store every
+    record as pending with its counts, and the budget, all in one transaction. Nothing is sent."""
+    config.check()
+    if not 0 <= retry_rate < 1:
+        raise InputError("retry-rate", "must be in [0, 1)")
+    input_path = Path(input_path).resolve()
+    if not input_path.is_file():
+        raise InputError("input", f"{input_path}: no such file")
+    pricing, tokenizer_id, fidelity = _pricing(config, price, throughput, gpu_price, tokenizer, db_path)
+    from infercost.tokenizers import get_tokenizer
+
+    tally = _Tally(get_tokenizer(tokenizer_id), config.shard_size, assume_output_tokens)
+    skipped = Collector(str(input_path))
+    job_id = store_jobs.new_job_id()
+    job = {"id": job_id, "input_path": str(input_path), "input_sha256": file_sha256(input_path),
+           "out_dir": str(Path(config.out_dir).resolve() / job_id), "config": asdict(config)}
+
+    def finish() -> tuple[list[tuple[int, int, int]], dict[str, Any]]:
+        if not tally.records:
+            raise InputError("input", f"{input_path}: no usable records ({skipped.count} skipped)")
+        if tally.uncapped and config.max_cost is not None:
+            raise InputError("max_tokens", f"{tally.uncapped} records set no max_tokens, so their cost has no "
+                                           "bound; give --max-tokens to cap them, or drop --max-cost")
+        warnings = _warnings(fidelity, tokenizer_id, tally.uncapped, assume_output_tokens, skipped)
+        basis = "max_tokens" if not tally.uncapped else f"max_tokens, {assume_output_tokens} assumed where unset"
+        job["budget"] = budgets.plan_budget(
+            records=tally.records, input_tokens=tally.input_tokens, output_tokens=tally.output_tokens,
+            output_basis=basis, retry_rate=retry_rate, pricing=pricing, tokenizer=tokenizer_id, fidelity=fidelity,
+            warnings=warnings).as_dict()
+        shards = [(shard, shard * config.shard_size, n) for shard, n in sorted(tally.shard_sizes.items())]
+        return shards, job["budget"]
+
+    db = connect(db_path)
+    try:
+        store_jobs.create_job(db, job, tally.rows(_records(input_path, config, skipped)), finish)
+    finally:
+        db.close()
+    return {"job_id": job_id, "out_dir": job["out_dir"], "budget": job["budget"],
+            "skipped": [asdict(s) for s in skipped.items], "skipped_count": skipped.count}
+
+
+def _pricing(config: JobConfig, price: str | None, throughput: str | None, gpu_price: float | None,
+             tokenizer: str | None, db_path: str | Path | None) -> tuple[budgets.Pricing, str, str]:
+    pricing = resolve_pricing(price=price, throughput=throughput, gpu_price=gpu_price,
+                              concurrency=config.concurrency, db_path=db_path)
+    tokenizer_id, fidelity = resolve_tokenizer(price=price, tokenizer=tokenizer, model=config.model)
+    return pricing, tokenizer_id, fidelity
+
+
+def _warnings(fidelity: str, tokenizer_id: str, uncapped: int, assumed: int, skipped: Collector) -> list[str]:
+    warnings = []
+    if fidelity != "exact":
+        warnings.append(f"input tokens counted with {tokenizer_id} ({fidelity}), not the model's own tokenizer")
+    if uncapped:
+        warnings.append(f"{uncapped} records set no max_tokens: {assumed} output tokens assumed for each")
+    if skipped.count:
+        first = skipped.items[0]
+        warnings.append(f"{skipped.count} records skipped (first: line {first.line}: {first.reason})")
+    return warnings
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class JobRun:
+    """One process working on a job: it alone writes the job's rows until it returns."""
+
+    def __init__(self, job_id: str, *, db_path: str | Path | None, progress: Callable[[dict], None] | None,
+                 max_cost: float | None, limit: int | None = None) -> None:
+        self.limit, self.admitted = limit, 0  # a sample run sends at most ``limit`` records
+        self.db = connect(db_path)
+        self.job = store_jobs.get_job(self.db, job_id)
+        self.job_id = job_id
+        self.config = JobConfig(**self.job["config"])
+        if max_cost is not None:
+            self.config.max_cost = max_cost
+        self.pricing = budgets.Pricing(**self.job["budget"]["pricing"])
+        self.out_dir = Path(self.job["out_dir"])
+        self.progress = Progress(self.job["budget"], progress)
+        self.active_before_s = float(self.job["active_s"] or 0.0)
+        self.started = time.perf_counter()
+        done = store_jobs.totals(self.db, job_id)
+        self.spent = float(done["cost"])
+        self.reserved = 0.0
+        self.unsaved: list[dict] = []
+        self.progress.start(done)
+
+    # -- the cost cap: every in-flight attempt holds its worst-case cost -----------------------------------------
+    def active_s(self) -> float:
+        return self.active_before_s + time.perf_counter() - self.started
+
+    def spent_now(self) -> float:
+        return self.spent + self.pricing.time_cost(self.active_s())
+
+    def admit(self, work: Work) -> bool:
+        cap = self.config.max_cost
+        if cap is not None and self.spent_now() + self.reserved + work.worst_cost > cap:
+            return False
+        self.reserved += work.worst_cost
+        self.admitted += 1
+        return True
+
+    def sampled(self) -> str | None:
+        return "sample" if self.limit is not None and self.admitted >= self.limit else None
+
+    def worst_cost(self, n_in_est: int, max_out: int | None) -> float:
+        return self.pricing.attempt_cost(n_in_est * INPUT_MARGIN + INPUT_MARGIN_TOKENS, max_out or 0)
+
+    # -- what an attempt's end changes ------------------------------------------------------------------------------
+    def on_attempt(self, work: Work, outcome: dict, final: bool) -> None:
+        self.reserved -= work.worst_cost
+        cost = self.pricing.attempt_cost(outcome["n_in"], outcome["n_out"]) \
+            if outcome.get("state") == "ok" and self.pricing.kind == "api" else 0.0
+        self.spent += cost
+        row = {**outcome, "cost": cost}
+        if not final:
+            row["state"] = store_jobs.PENDING
+        self.save_soon(row)
+        self.progress.attempt(outcome, final, cost)
+        if final:
+            self.pending_per_shard[work.shard] -= 1
+            if not self.pending_per_shard[work.shard]:
+                self.save_now()
+                self.finish_shard(work.shard, work.pass_)
+
+    def save_soon(self, row: dict) -> None:
+        """Commit at the end of this turn of the event loop: outcomes that ended together share one transaction.
+        A kill before that commit is a kill while the request was in flight: the record is sent again on resume,
+        and never recorded twice."""
+        self.unsaved.append(row)
+        if len(self.unsaved) == 1:
+            asyncio.get_running_loop().call_soon(self.save_now)
+
+    def save_now(self) -> None:
+        if self.unsaved:
+            rows, self.unsaved = self.unsaved, []
+            store_jobs.save_outcomes(self.db, self.job_id, rows)
+
+    def finish_shard(self, shard: int, pass_: int) -> None:
+        files = write_shard(self.db, self.job_id, self.out_dir, shard, pass_)
+        previous = next((s["files"] for s in store_jobs.shards(self.db, self.job_id) if s["shard"] == shard), [])
+        store_jobs.set_shard(self.db, self.job_id, shard, "written", sorted(set(previous) | set(files)))
+
+    # -- the run ---------------------------------------------------------------------------------------------------
+    def works(self) -> Iterator[Work]:
+        """The pending records, read again from the input (its hash was checked), with their stored counts. The
+        plan is kept as arrays of 8-byte integers: 40 bytes a record, whatever the records hold."""
+        plan = {name: array("q") for name in PLAN_COLUMNS}
+        for row in store_jobs.pending_records(self.db, self.job_id):
+            for name, value in zip(PLAN_COLUMNS, row, strict=True):
+                plan[name].append(value)
+        self.pending_per_shard = Counter(plan["shard"])
+        return self._matching(plan)
+
+    def _matching(self, plan: dict[str, array]) -> Iterator[Work]:
+        position, idx = 0, plan["idx"]
+        for record in _records(self.job["input_path"], self.config):
+            if position >= len(idx):
+                return
+            if record.idx != idx[position]:
+                continue
+            n_in_est = plan["n_in_est"][position]
+            yield Work(record, plan["shard"][position], plan["attempts"][position], plan["pass"][position],
+                       n_in_est, self.worst_cost(n_in_est, record.max_out))
+            position += 1
+
+    def check_input(self) -> None:
+        if not Path(self.job["input_path"]).is_file():
+            raise InputError("input", f"{self.job['input_path']}: the job's input file is gone")
+        if file_sha256(self.job["input_path"]) != self.job["input_sha256"]:
+            raise InputError("input", f"{self.job['input_path']} changed since the job was created (SHA-256 "
+                                      "differs); a resume would send different requests: start a new job")
+
+    def run(self) -> dict[str, Any]:
+        self.check_input()
+        store_jobs.claim_job(self.db, self.job_id, os.getpid(), is_alive=_pid_alive)
+        status = "failed"
+        try:
+            works = self.works()
+            self.write_finished_shards()
+            stopped = asyncio.run(self._run(works))
+            status = {"pause": "paused", "cancel": "cancelled", "max_cost": "stopped_max_cost",
+                      "sample": "paused"}.get(stopped, "done")
+        except KeyboardInterrupt:
+            status = "paused"
+            raise
+        finally:
+            self.finish(status)
+        return job_status(self.job_id, db_path=None, db=self.db)
+
+    def write_finished_shards(self) -> None:
+        """Shards whose records all ended but whose files were not noted (a kill in between): write them now; a
+        temporary file a kill left behind is removed (it never had an output's name)."""
+        for stale in self.out_dir.glob(".shard-*.tmp"):
+            stale.unlink(missing_ok=True)
+        for shard in store_jobs.shards(self.db, self.job_id):
+            if not shard["pending"] and shard["status"] != "written":
+                for pass_ in store_jobs.shard_passes(self.db, self.job_id, shard["shard"]):
+                    self.finish_shard(shard["shard"], pass_)
+
+    async def _run(self, works: Iterator[Work]) -> str | None:
+        control: dict[str, str | None] = {"stop": None}
+        beat = asyncio.create_task(self._heartbeat(control))
+        try:
+            executor = _executor(self.config)
+            return await executor(self, works, should_stop=lambda: control["stop"] or self.sampled())
+        finally:
+            beat.cancel()
+            self.save_now()
+
+    async def _heartbeat(self, control: dict[str, str | None]) -> None:
+        while True:
+            control["stop"] = store_jobs.heartbeat(self.db, self.job_id, self.active_s()) or control["stop"]
+            self.progress.tick(self.spent_now())
+            await asyncio.sleep(HEARTBEAT_S)
+
+    def finish(self, status: str) -> None:
+        actual = actual_of(self.db, self.job_id, self.pricing, self.active_s(), status)
+        store_jobs.set_job(self.db, self.job_id, status=status, control=None, pid=None, active_s=self.active_s(),
+                           actual=actual)
+        self.progress.close()
+
+
+def _executor(config: JobConfig):
+    if config.executor == "ray":
+        from infercost.batch.ray_executor import run_on_ray
+
+        return run_on_ray
+    return run_local
+
+
+async def run_local(job: JobRun, works: Iterator[Work], *, should_stop: Callable[[], str | None]) -> str | None:
+    client = HttpClient(job.config.base_url, read_timeout=job.config.read_timeout_s)
+    headers = dict(HEADERS)
+    key = os.environ.get(job.config.api_key_env) if job.config.api_key_env else None
+    if key:  # read from the environment at start; never stored
+        headers["Authorization"] = f"Bearer {key}"
+    try:
+        return await drive(works, send=lambda w: send_record(client, w.record, w.n_in_est, headers),
+                           concurrency=job.config.concurrency, max_attempts=job.config.max_attempts,
+                           admit=job.admit, on_attempt=job.on_attempt, should_stop=should_stop)
+    finally:
+        await client.close()
+
+
+def actual_of(db, job_id: str, pricing: budgets.Pricing, active_s: float, status: str) -> dict[str, Any]:
+    done = store_jobs.totals(db, job_id)
+    finished = done["ok"] + done["failed"]
+    cost = done["cost"] + pricing.time_cost(active_s) if pricing.kind != "none" else None
+    return {"status": status, "records": finished, "ok": done["ok"], "failed": done["failed"],
+            "attempts": done["attempts"], "retries": done["attempts"] - finished - _pending_attempts(db, job_id),
+            "input_tokens": done["input_tokens"], "output_tokens": done["output_tokens"],
+            "usage_reported": done["usage_reported"], "cost": cost, "duration_s": active_s,
+            "records_per_s": finished / active_s if active_s else None,
+            "failure_reasons": store_jobs.failures(db, job_id, 5)}
+
+
+def _pending_attempts(db, job_id: str) -> int:
+    row = db.execute("SELECT COALESCE(SUM(attempts), 0) FROM batch_records WHERE job_id = ? AND state = 'pending'",
+                     (job_id,)).fetchone()
+    return int(row[0])
+
+
+def run_job(job_id: str, *, db_path: str | Path | None = None, progress: Callable[[dict], None] | None = None,
+            max_cost: float | None = None) -> dict[str, Any]:
+    """Run (or resume) a job until every record is done, or it is paused, cancelled or stopped by the cost cap."""
+    run = JobRun(job_id, db_path=db_path, progress=progress, max_cost=max_cost)
+    try:
+        return run.run()
+    finally:
+        run.db.close()
+
+
+def sample_budget(job_id: str, records: int, *, db_path: str | Path | None = None,
+                  progress: Callable[[dict], None] | None = None) -> dict[str, Any]:
+    """Send the first ``records`` records (they are the job's own: their outputs count), then budget the output
+    tokens and retries of the whole job from what they did, instead of from ``max_tokens``."""
+    if records < 1:
+        raise InputError("sample", "must be at least 1 record")
+    run = JobRun(job_id, db_path=db_path, progress=progress, max_cost=None, limit=records)
+    try:
+        run.run()
+        done = store_jobs.totals(run.db, job_id)
+        if not done["ok"]:
+            raise InputError("sample", f"none of the {records} sampled records succeeded; see `batch status`")
+        old = run.job["budget"]
+        attempts = done["attempts"] - _pending_attempts(run.db, job_id)
+        mean_out = done["output_tokens"] / done["ok"]
+        budget = budgets.plan_budget(
+            records=old["records"], input_tokens=old["input_tokens"], output_tokens=mean_out * old["records"],
+            output_basis=f"sample of {done['ok']} records ({mean_out:.1f} output tokens each)",
+            retry_rate=min(0.99, max(0.0, 1 - (done["ok"] + done["failed"]) / attempts)) if attempts else 0.0,
+            pricing=run.pricing, tokenizer=old["tokenizer"], fidelity=old["fidelity"], warnings=old["warnings"])
+        store_jobs.set_job(run.db, job_id, budget=budget.as_dict())
+        return budget.as_dict()
+    finally:
+        run.db.close()
+
+
+def retry_failed(job_id: str, *, db_path: str | Path | None = None, progress: Callable[[dict], None] | None = None,
+                 max_cost: float | None = None) -> dict[str, Any]:
+    """Send the job's failed records again, as a new pass whose files are named ``.retry-N``."""
+    db = connect(db_path)
+    try:
+        store_jobs.get_job(db, job_id)
+        pass_ = store_jobs.last_pass(db, job_id) + 1
+        if not store_jobs.reopen_failed(db, job_id, pass_):
+            raise InputError("job_id", f"{job_id} has no failed records to retry")
+    finally:
+        db.close()
+    return run_job(job_id, db_path=db_path, progress=progress, max_cost=max_cost)
+
+
+def job_status(job_id: str, *, db_path: str | Path | None = None, db=None) -> dict[str, Any]:
+    """The job as stored: its state, counts, files, budget, actual and their comparison."""
+    own = db is None
+    db = db or connect(db_path)
+    try:
+        job = store_jobs.get_job(db, job_id)
+        counts = store_jobs.record_counts(db, job_id)
+        shards = store_jobs.shards(db, job_id)
+        actual = job["actual"]
+        rows = budgets.compare(budgets.budget_view(job["budget"]), actual) if actual else []
+        done = store_jobs.totals(db, job_id)
+        spent = done["cost"] + budgets.Pricing(**job["budget"]["pricing"]).time_cost(job["active_s"] or 0.0)
+        finished = done["ok"] + done["failed"]
+        return {"job_id": job_id, "status": _live_status(job), "created_at": job["created_at"],
+                "input": job["input_path"], "out_dir": job["out_dir"], "config": job["config"], "counts": counts,
+                "shards_total": len(shards), "shards_written": sum(s["status"] == "written" for s in shards),
+                "files": [name for s in shards for name in s["files"]], "budget": job["budget"], "actual": actual,
+                "budget_vs_actual": rows, "spent": spent,
+                "projected_cost": budgets.projected_cost(spent, finished, counts["records"], job["budget"]["cost"])}
+    finally:
+        if own:
+            db.close()
+
+
+def _live_status(job: dict[str, Any]) -> str:
+    """A job noted as running whose process is gone (killed) is ``interrupted``: resume it."""
+    if job["status"] == "running" and not (job["pid"] and _pid_alive(job["pid"])):
+        return "interrupted"
+    return job["status"]
+
+
+def list_jobs(*, db_path: str | Path | None = None) -> list[dict[str, Any]]:
+    db = connect(db_path)
+    try:
+        return [{"job_id": job["id"], "created_at": job["created_at"], "status": _live_status(job),
+                 "input": Path(job["input_path"]).name, "records": job["records"], "ok": job["ok"],
+                 "failed": job["failed"], "pending": job["pending"],
+                 "budget_cost": job["budget"].get("cost"), "actual_cost": (job["actual"] or {}).get("cost")}
+                for job in store_jobs.list_jobs(db)]
+    finally:
+        db.close()
+
+
+def control_job(job_id: str, control: str, *, db_path: str | Path | None = None) -> None:
+    """Ask a running job to ``pause`` or ``cancel`` (it finishes what is in flight first)."""
+    db = connect(db_path)
+    try:
+        store_jobs.request_control(db, job_id, control)
+        job = store_jobs.get_job(db, job_id)
+        if _live_status(job) != "running":  # nobody is running it: the state changes now
+            if control == "cancel":
+                store_jobs.set_job(db, job_id, status="cancelled", control=None)
+            elif job["status"] in ("running", "created"):
+                store_jobs.set_job(db, job_id, status="paused", control=None)
+    finally:
+        db.close()

@@ -1,0 +1,167 @@
+"""Batch jobs: a file of requests, its budget before sending, the job followed as it runs, the bill after.
+
+Layout only: every number comes from ``infercost.batch``; a job runs in its own process (as from the CLI), so it
+survives reruns, and a job started from the CLI shows here too.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from infercost import batch
+from infercost.batch.background import default_out_dir, save_upload, start_in_background, zip_outputs
+from infercost.errors import InputError
+from infercost.ui.cached import catalog_json, show_input_error
+
+NO_PRICE = "(no pricing)"
+RUNNING = ("running",)
+RESUMABLE = ("created", "paused", "interrupted", "stopped_max_cost", "failed")
+
+
+@st.cache_data(max_entries=2, show_spinner="Zipping the outputs…")
+def outputs_zip(out_dir: str, files: tuple[str, ...]) -> bytes:
+    """Built once per set of files (they never change once written), not on every refresh of the view."""
+    return zip_outputs(out_dir)
+
+
+def input_path() -> Path | None:
+    if st.session_state["source"] == "Upload":
+        upload = st.file_uploader("OpenAI batch JSONL, or JSONL/CSV/Parquet/TXT records", key="upload",
+                                  type=["jsonl", "json", "ndjson", "csv", "tsv", "parquet", "txt"])
+        return save_upload(upload.name, upload.getvalue()) if upload is not None else None
+    path = st.session_state["input_path"].strip()
+    return Path(path).expanduser() if path else None
+
+
+def job_config() -> batch.JobConfig:
+    state = st.session_state
+    if not state["model"].strip():
+        raise InputError("model", "give the model name the server knows")
+    return batch.JobConfig(
+        base_url=state["base_url"].strip(), model=state["model"].strip(), out_dir=state["out_dir"].strip(),
+        shard_size=int(state["shard_size"]), concurrency=int(state["concurrency"]),
+        max_cost=float(state["max_cost"]) or None, field=state["field"].strip() or None,
+        template=state["template"], max_tokens=int(state["max_tokens"]) or None)
+
+
+def new_job_form() -> None:
+    st.radio("Input", ["Upload", "A path on this machine"], key="source", horizontal=True)
+    if st.session_state["source"] != "Upload":
+        st.text_input("Path", key="input_path", placeholder="/data/requests.jsonl")
+    left, right = st.columns(2)
+    left.text_input("Base URL", key="base_url", value="http://127.0.0.1:8000/v1")
+    right.text_input("Model", key="model", help="the server's model name (replaces each body's model)")
+    prices = [NO_PRICE] + sorted(entry["id"] for entry in catalog_json())
+    left.selectbox("Price as", prices, key="price", help="a catalog model's per-token prices, and its tokenizer")
+    right.number_input("Cost cap, USD (0: none)", key="max_cost", min_value=0.0, value=0.0, step=1.0)
+    left.number_input("Concurrency", key="concurrency", min_value=1, max_value=1024, value=16)
+    right.number_input("Records per shard", key="shard_size", min_value=1, max_value=1_000_000, value=1000)
+    left.text_input("Output folder", key="out_dir", value=str(default_out_dir()))
+    right.number_input("max_tokens where a record sets none (0: leave unset)", key="max_tokens", min_value=0,
+                       value=0)
+    with st.expander("Plain records (JSONL/CSV/Parquet/TXT instead of an OpenAI batch file)"):
+        st.text_input("Field holding the text", key="field")
+        st.text_input("Prompt template", key="template", value="{text}")
+    if st.button("Plan the budget", type="primary", key="plan"):
+        plan_job()
+
+
+def plan_job() -> None:
+    try:
+        path = input_path()
+        if path is None:
+            raise InputError("input", "upload a file or give its path")
+        price = st.session_state["price"]
+        with st.spinner("Counting tokens…"):
+            created = batch.create_job(path, job_config(), price=None if price == NO_PRICE else price)
+        st.session_state["batch_job"] = created["job_id"]
+    except InputError as error:
+        show_input_error(error)
+
+
+def budget_table(budget: dict) -> pd.DataFrame:
+    rows = [("records", budget["records"]), ("input tokens", budget["input_tokens"]),
+            ("output tokens", budget["output_tokens"]), ("retries", budget["retries"]),
+            ("cost (USD)", budget["cost"]), ("duration (s)", budget["duration_s"])]
+    return pd.DataFrame([{"line": line, "budget": value} for line, value in rows])
+
+
+def controls(status: dict) -> None:
+    job_id, state = status["job_id"], status["status"]
+    left, middle, right, last = st.columns(4)
+    if state in RESUMABLE and status["counts"]["pending"]:
+        if left.button("Start" if state == "created" else "Resume", type="primary", key="start"):
+            start_in_background(job_id)
+            st.rerun()
+    if state in RUNNING:
+        if middle.button("Pause", key="pause"):
+            batch.control_job(job_id, "pause")
+        if right.button("Cancel", key="cancel"):
+            batch.control_job(job_id, "cancel")
+    if state not in RUNNING and status["counts"]["failed"]:
+        if last.button("Retry failed", key="retry"):
+            start_in_background(job_id, retry_failed=True)
+            st.rerun()
+
+
+@st.fragment(run_every=1.0)
+def job_view() -> None:
+    job_id = st.session_state.get("batch_job")
+    if not job_id:
+        return
+    try:
+        status = batch.job_status(job_id)
+    except InputError as error:
+        show_input_error(error)
+        return
+    counts = status["counts"]
+    done = counts["ok"] + counts["failed"]
+    st.subheader(f"{job_id}: {status['status']}")
+    st.progress(done / max(1, counts["records"]), text=f"{done:,} of {counts['records']:,} records: "
+                                                         f"{counts['ok']:,} ok, {counts['failed']:,} failed")
+    budget_cost = status["budget"]["cost"]
+    priced = budget_cost is not None
+    a, b, c = st.columns(3)
+    a.metric("Budget", f"${budget_cost:,.4f}" if priced else "-")
+    b.metric("Spent", f"${status['spent']:,.4f}" if priced else "-")
+    projected = status["projected_cost"]
+    c.metric("Projected total", f"${projected:,.4f}" if priced and projected is not None else "-")
+    controls(status)
+    for warning in status["budget"]["warnings"]:
+        st.warning(warning)
+    st.caption(f"Pricing: {status['budget']['pricing']['basis']}. Outputs: {status['out_dir']} "
+               f"({status['shards_written']} of {status['shards_total']} shards written).")
+    if status["budget_vs_actual"]:
+        st.dataframe(pd.DataFrame(status["budget_vs_actual"]), hide_index=True, key="versus")
+    else:
+        st.dataframe(budget_table(status["budget"]), hide_index=True, key="budget")
+    if status["files"] and status["status"] not in RUNNING:
+        st.download_button("Download outputs (zip)", outputs_zip(status["out_dir"], tuple(status["files"])),
+                            file_name=f"{job_id}.zip", key="download")
+
+
+@st.fragment(run_every=2.0)
+def stored_jobs() -> None:
+    jobs = batch.list_jobs()
+    if not jobs:
+        st.info("No batch jobs yet: plan one above, or `python -m infercost batch run ...`.")
+        return
+    st.dataframe(pd.DataFrame(jobs), hide_index=True, key="jobs")
+    ids = [job["job_id"] for job in jobs]
+    current = st.session_state.get("batch_job")
+    chosen = st.selectbox("Follow job", ids, index=ids.index(current) if current in ids else 0, key="follow")
+    if chosen != current:
+        st.session_state["batch_job"] = chosen
+        st.rerun()
+
+
+st.title("Batch jobs")
+st.caption("An OpenAI batch file sent to any OpenAI-compatible server: the budget before, every record checkpointed "
+           "as it completes (a stopped or killed job resumes), outputs per shard, and the bill beside the budget.")
+with st.expander("New job", expanded=not st.session_state.get("batch_job")):
+    new_job_form()
+stored_jobs()
+job_view()
