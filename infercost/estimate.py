@@ -42,7 +42,7 @@ from infercost.pricing import (
     load_api_overrides,
     merge,
 )
-from infercost.pricing.catalog import api_prices_with_home, validate_entries
+from infercost.pricing.catalog import api_prices_with_home, apply_override, validate_entries
 from infercost.profile import Profile, SelfHost, new_entry_defaults
 
 STALE_PRICE_DAYS = 90  # a GPU price older than this is flagged on its row
@@ -56,6 +56,9 @@ class PromptCount:
 
 def prompt_tokens_for(profile: Profile, tokenizer_id: str) -> PromptCount:
     """The prompt length as this tokenizer counts it; tokens given in the profile are taken as they are."""
+    counted = (profile.prompt_tokens_by_tokenizer or {}).get(tokenizer_id)
+    if counted is not None:
+        return PromptCount(counted, "counted (corpus mean)")
     if profile.prompt_tokens is not None:
         return PromptCount(profile.prompt_tokens, "given")
     if profile.prompt_chars is not None:
@@ -91,7 +94,9 @@ def price_list(profile: Profile, catalog: Sequence[ApiPrice]) -> tuple[list[ApiP
     """The catalog with the profile's overrides applied, and the model ids to estimate."""
     by_id = {entry.id: entry for entry in catalog}
     merged_fields = [
-        {**(by_id[o.id].model_dump(mode="json") if o.id in by_id else new_entry_defaults()), **o.model_dump()}
+        apply_override(by_id[o.id].model_dump(mode="json"), o.model_dump())
+        if o.id in by_id
+        else {**new_entry_defaults(), **o.model_dump()}
         for o in profile.prices
     ]
     overrides = validate_entries(merged_fields, ApiPrice, name="prices")

@@ -141,6 +141,8 @@ class Profile(_Strict):
     prompt_chars: float | None = Field(default=None, ge=0, le=1e9)
     language: str | None = None
     prompt_samples: list[str] | None = None
+    # mean prompt tokens of a counted corpus, per tokenizer: used for models with that tokenizer (prompt_tokens: others)
+    prompt_tokens_by_tokenizer: dict[str, float] | None = None
     output_tokens: float = Field(ge=0, le=1e8)
     reasoning_tokens: float = Field(default=0, ge=0, le=1e8)
     retry_rate: float = Field(default=0.0, ge=0, lt=1)
@@ -163,6 +165,10 @@ class Profile(_Strict):
             raise ValueError(
                 'give exactly one of "prompt_tokens", "prompt_chars" (with "language") or "prompt_samples"'
             )
+        if self.prompt_tokens_by_tokenizer is not None and (
+            self.prompt_tokens is None or not all(0 <= v <= 1e8 for v in self.prompt_tokens_by_tokenizer.values())
+        ):
+            raise ValueError('"prompt_tokens_by_tokenizer" needs "prompt_tokens", and counts from 0 to 1e8')
         if self.prompt_chars is not None and not self.language:
             raise ValueError('"prompt_chars" needs "language" (e.g. "en", "zh-Hans", "code")')
         if self.cached_prompt_fraction + self.cache_write_fraction > 1:

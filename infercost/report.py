@@ -37,7 +37,7 @@ API_COLUMNS = (
     "price_source", "price_as_of",
 )  # fmt: skip
 SELF_HOST_COLUMNS = (
-    "name", "gpu", "mode", "basis", "run_id", "hardware", "throughput_source", "meets_slo", "replicas",
+    "name", "gpu", "mode", "basis", "basis_note", "run_id", "hardware", "throughput_source", "meets_slo", "replicas",
     "gpu_hours_per_day", "cost_per_day", "cost_per_month", "cost_per_million_tokens",
 )  # fmt: skip
 COMPARISON_SHOWN = (

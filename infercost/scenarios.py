@@ -23,7 +23,8 @@ QUERY_DEFAULTS: dict[str, Any] = {
     for name, field in Profile.model_fields.items()
     if not field.is_required()
 }
-JSON_FIELDS = frozenset({"api_models", "prices", "self_host", "prompt_samples"})  # lists and objects
+JSON_FIELDS = frozenset({"api_models", "prices", "self_host", "prompt_samples",
+                         "prompt_tokens_by_tokenizer"})  # lists and objects
 TEXT_FIELDS = frozenset({"name", "language"})
 BOOL_FIELDS = frozenset({"batch"})
 BOOL_TEXT = {"true": True, "false": False}

@@ -132,7 +132,7 @@ def profile_from_run(run: dict[str, Any]) -> ThroughputProfile:
     hardware = run.get("hardware") or {}
     return ThroughputProfile(
         id=run["id"],
-        name=f"{run['model']} · {run['backend']} · {_hardware_name(hardware)}",
+        name=f"{run['model']} · {run['backend']} · {_hardware_name(hardware)} · run {run['id']}",  # runs differ
         model=run["model"],
         hardware=_hardware_name(hardware),
         engine=str((run.get("engine") or {}).get("name") or run["backend"]),

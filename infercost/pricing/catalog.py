@@ -77,6 +77,22 @@ def load_api_overrides(path: str | Path) -> list[ApiPrice]:
     return validate_entries(read_document(path), ApiPrice, name=str(path))
 
 
+BATCH_PRICES = {"input_per_mtok": "batch_input_per_mtok", "output_per_mtok": "batch_output_per_mtok"}
+
+
+def apply_override(base: dict[str, Any], given: dict[str, Any]) -> dict[str, Any]:
+    """A catalog entry with a partial override: fields not given keep the catalog's values.
+
+    A new regular price without a batch price keeps the catalog's batch discount (a negotiated rate applies to the
+    batch tier too), so the Batch switch never falls back to the old list price.
+    """
+    merged = {**base, **given}
+    for regular, batch in BATCH_PRICES.items():
+        if regular in given and batch not in given and base.get(batch) is not None and base.get(regular):
+            merged[batch] = given[regular] * base[batch] / base[regular]
+    return merged
+
+
 def merge(base: Iterable[Entry], overrides: Iterable[Entry]) -> list[Entry]:
     """Overrides replace entries with the same id and add new ones; order: base first, then new."""
     merged = {entry.id: entry for entry in base}  # type: ignore[attr-defined]

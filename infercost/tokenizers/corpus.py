@@ -28,6 +28,7 @@ from typing import IO, Any
 import numpy as np
 
 from infercost.errors import InputError
+from infercost.tokenizers.chat import chat_text
 from infercost.tokenizers.registry import get_tokenizer
 
 MAX_RECORD_BYTES = 8 * 2**20  # one prompt of 8 MiB is ~2M tokens, past every context window
@@ -248,6 +249,8 @@ def text_value(record: Any, field: str, line: int, skip: Collector) -> str | Non
         skip(line, f"not a JSON object ({type(record).__name__})")
     elif field not in record:
         skip(line, f"no field {field!r} (fields: {', '.join(map(str, list(record)[:10])) or 'none'})")
+    elif isinstance(record[field], list) and (conversation := chat_text(record[field])) is not None:
+        return conversation  # chat format: the messages' contents (tokenizers/chat.py)
     elif not isinstance(record[field], str):
         skip(line, f"field {field!r} is {type(record[field]).__name__}, not text")
     else:
@@ -497,7 +500,8 @@ def jsonl_fields(source: Source) -> list[str]:
             except json.JSONDecodeError:
                 continue
             if isinstance(record, dict):
-                return [key for key, value in record.items() if isinstance(value, str)] or list(record)
+                texts = [key for key, value in record.items() if isinstance(value, str) or chat_text(value) is not None]
+                return texts or list(record)
     return []
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -19,9 +20,11 @@ from infercost.compare import (
 from infercost.costmodel.montecarlo import bill_band, self_host_band
 from infercost.errors import InputError
 from infercost.estimate import estimate, price_list, prompt_tokens_for, resolve_setup, run_loader, workload_for
+from infercost.home import default_db_path
 from infercost.performance.profiles import ThroughputProfile, closed_loop_profiles, stored_profiles
 from infercost.pricing import bundled_api_prices, bundled_gpu_prices, find_price
 from infercost.profile import SelfHost, parse_profile
+from infercost.ui.state import corpus_in_use, corpus_note
 
 
 @st.cache_data(show_spinner=False)
@@ -34,14 +37,39 @@ def gpu_prices_json() -> list[dict[str, Any]]:
     return [entry.model_dump(mode="json") for entry in bundled_gpu_prices()]
 
 
-@st.cache_data(show_spinner="Pricing the workload…")
+def store_stamp(db_path: Path | None = None) -> tuple[tuple[int, int], ...]:
+    """Changes whenever the store commits (SQLite in WAL mode writes the ``-wal`` file, a checkpoint the main file).
+
+    Caches of anything that reads stored runs take it as an argument, so a sweep that finishes while the app runs
+    reaches every page at once. Two ``stat`` calls: cheap enough for every rerun.
+    """
+    path = db_path or default_db_path()
+    stamp = []
+    for file in (path, path.with_name(path.name + "-wal")):
+        try:
+            info = file.stat()
+        except OSError:
+            info = None
+        stamp.append((info.st_mtime_ns, info.st_size) if info else (0, 0))
+    return tuple(stamp)
+
+
 def estimate_json(profile_json: str) -> dict[str, Any]:
-    """The estimate for a profile document (a JSON string, so the cache key is exact)."""
+    """The estimate for a profile document (a JSON string, so the cache key is exact), as of the store's state."""
+    return _estimate_json(profile_json, store_stamp())
+
+
+@st.cache_data(show_spinner="Pricing the workload…", max_entries=256)
+def _estimate_json(profile_json: str, stamp: tuple) -> dict[str, Any]:
     return estimate(parse_profile(json.loads(profile_json)), load_run=run_loader())
 
 
-@st.cache_data(show_spinner=False)
 def cost_curves(profile_json: str) -> pd.DataFrame:
+    return _cost_curves(profile_json, store_stamp())
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _cost_curves(profile_json: str, stamp: tuple) -> pd.DataFrame:
     profile = parse_profile(json.loads(profile_json))
     curves = [api_cost_curves(profile, bundled_api_prices()), self_host_cost_curves(profile, load_run=run_loader())]
     return pd.concat(curves, ignore_index=True)
@@ -51,9 +79,19 @@ def show_input_error(error: InputError) -> None:
     st.error(f"Please check **{error.field}**: {error.reason}", icon="⚠️")
 
 
-@st.cache_data(show_spinner=False)
+def show_corpus_note(state: Any) -> None:
+    """Say so when the prompt lengths come from a corpus (the Tokens page), so no one takes them for typed ones."""
+    if (corpus := corpus_in_use(state)) is not None:
+        st.info(corpus_note(corpus), icon=":material/dataset:")
+
+
 def tornado_bars(profile_json: str, option: str) -> pd.DataFrame:
     """The tornado of one option (an API model id or a self-host setup name) as a table."""
+    return _tornado_bars(profile_json, option, store_stamp())
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _tornado_bars(profile_json: str, option: str, stamp: tuple) -> pd.DataFrame:
     profile = parse_profile(json.loads(profile_json))
     names = [spec.name for spec in profile.self_host]
     if option in names:
@@ -83,9 +121,13 @@ def _band_json(band: Any) -> dict[str, Any]:
             "sources": list(band.sources), "monthly_bills": band.monthly_bills.tolist()}  # fmt: skip
 
 
-@st.cache_data(show_spinner="Simulating the self-host cost…")
 def self_host_band_json(profile_json: str, name: str, expected_error_json: str) -> dict[str, Any]:
     """The monthly cost band of one self-host setup of the profile: day-to-day volume and the throughput error."""
+    return _self_host_band_json(profile_json, name, expected_error_json, store_stamp())
+
+
+@st.cache_data(show_spinner="Simulating the self-host cost…", max_entries=64)
+def _self_host_band_json(profile_json: str, name: str, expected_error_json: str, stamp: tuple) -> dict[str, Any]:
     profile = parse_profile(json.loads(profile_json))
     index = [spec.name for spec in profile.self_host].index(name)
     resolved = resolve_setup(profile, profile.self_host[index], index, run_loader())
@@ -95,15 +137,23 @@ def self_host_band_json(profile_json: str, name: str, expected_error_json: str) 
     return _band_json(band)
 
 
-@st.cache_data(show_spinner=False)
 def throughput_profiles() -> list[ThroughputProfile]:
     """Bundled profiles and this person's stored runs (stored runs first: measured here beats published)."""
+    return _throughput_profiles(store_stamp())
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def _throughput_profiles(stamp: tuple) -> list[ThroughputProfile]:
     return [*stored_profiles(), *closed_loop_profiles()]
 
 
-@st.cache_data(show_spinner=False)
 def claim_readings_frame(profile_json: str, spec_json: str, claim_tokens_per_s: float) -> pd.DataFrame:
     """Replicas and monthly cost of one setup as its points say, and if the claim held, read both ways."""
+    return _claim_readings_frame(profile_json, spec_json, claim_tokens_per_s, store_stamp())
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _claim_readings_frame(profile_json: str, spec_json: str, claim_tokens_per_s: float, stamp: tuple) -> pd.DataFrame:
     profile = parse_profile(json.loads(profile_json))
     resolved = resolve_setup(profile, SelfHost(**json.loads(spec_json)), 0, run_loader())
     return claim_readings(profile, resolved, claim_tokens_per_s)

@@ -32,7 +32,24 @@ PREFERRED_MODELS = (
 )
 PROMPT_IN_CHARACTERS = "characters of a language"
 PERSISTENT_KEYS = (*WORKLOAD_DEFAULTS, "api_models", "price_overrides", "self_host", "prompt_distribution",
-                   "prompt_unit", "prompt_chars", "language", "panel_setup")  # fmt: skip
+                   "prompt_unit", "prompt_chars", "language", "panel_setup", "corpus")  # fmt: skip
+# Widgets whose value a person sets and expects to find again after visiting another page. A page that adds such a
+# widget names its key here (or uses one of the prefixes). Buttons, uploads, data editors and chart or table
+# selections must not be listed: Streamlit refuses to have their values set.
+KEPT_WIDGET_KEYS = frozenset({
+    # the bill's self-host panel
+    "self_host_on", "gpu_offer", "gpus_per_replica", "slo_p95_ttft_ms", "slo_p95_tpot_ms", "peak_to_average",
+    "self_host_mode", "measured_in", "measured_out", "bill_tab", "billing_increment_minutes", "cold_start_minutes",
+    "deadline_hours", "min_replicas", "max_replicas", "target_utilization",
+    # tokens and benchmark forms
+    "tokenizer_ids", "extra_tokenizer", "language_measure", "corpus_source", "corpus_path", "corpus_tokenizers",
+    "distribution_tokenizer", "target", "base_url", "model", "api", "api_key_env", "concurrency", "requests",
+    "input_tokens", "output_tokens", "cpu_only", "compare_runs",
+    "scenario_name", "scenario_notes",
+})  # fmt: skip
+KEPT_WIDGET_PREFIXES = ("cmp_", "bill_", "gpu_price_", "gpu_offer_")
+NOT_RESTORABLE = frozenset({"cmp_add", "bill_table"})  # buttons and tables under a kept prefix
+KEPT_COPY = "_kept_widget_values"  # session key: the permanent copy
 
 
 def default_models(available: Sequence[str]) -> list[str]:
@@ -52,11 +69,27 @@ def init_state(state: MutableMapping[str, Any], available_models: Sequence[str])
     state.setdefault("language", "en")
 
 
+def is_kept_widget(key: str) -> bool:
+    return key not in NOT_RESTORABLE and (key in KEPT_WIDGET_KEYS or key.startswith(KEPT_WIDGET_PREFIXES))
+
+
 def keep_widget_state(state: MutableMapping[str, Any]) -> None:
-    """Streamlit forgets a widget's value when its page is not shown; re-assigning keeps it across pages."""
+    """Streamlit forgets a widget's value when its page is not shown; this keeps what a person set across pages.
+
+    Profile fields are re-assigned (that makes them plain session values, which Streamlit never drops). Other kept
+    widgets get a permanent copy, refreshed from the widget while it is shown and written back on every run: a value
+    set in the same run is what the browser is told to show, so a widget that comes back shows the kept value (one
+    restored a run earlier lives only on the server, and the browser draws the widget's default).
+    Call at the top of every run, before any widget.
+    """
     for key in PERSISTENT_KEYS:
         if key in state:
             state[key] = state[key]
+    kept: dict[str, Any] = state.setdefault(KEPT_COPY, {})
+    for key in [key for key in state if isinstance(key, str) and is_kept_widget(key)]:
+        kept[key] = state[key]
+    for key, value in kept.items():
+        state[key] = value
 
 
 def profile_document(state: MutableMapping[str, Any]) -> dict[str, Any]:
@@ -65,8 +98,43 @@ def profile_document(state: MutableMapping[str, Any]) -> dict[str, Any]:
     if state.get("prompt_unit") == PROMPT_IN_CHARACTERS:  # each model then counts with its own tokenizer
         del document["prompt_tokens"]
         document |= {"prompt_chars": state["prompt_chars"], "language": state["language"]}
+    elif (corpus := corpus_in_use(state)) is not None:  # each model's own tokenizer's mean over the corpus
+        document["prompt_tokens_by_tokenizer"] = dict(corpus["prompt_tokens_by_tokenizer"])
     document["api_models"] = list(state.get("api_models", []))
     document["prices"] = list(state.get("price_overrides", []))
     panel = [state["panel_setup"]] if state.get("panel_setup") else []  # the bill page's own setup, if included
     document["self_host"] = [*state.get("self_host", []), *panel]
     return document
+
+
+def corpus_in_use(state: MutableMapping[str, Any]) -> dict[str, Any] | None:
+    """The corpus carried in from the Tokens page, while the prompt length is still the one it set.
+
+    Typing another prompt length (or switching to characters) means the person describes the prompt themselves.
+    """
+    corpus = state.get("corpus")
+    if not corpus or state.get("prompt_unit") == PROMPT_IN_CHARACTERS:
+        return None
+    return corpus if state.get("prompt_tokens") == corpus["prompt_tokens"] else None
+
+
+def corpus_note(corpus: dict[str, Any]) -> str:
+    return (f"Prompt lengths come from the corpus **{corpus['file']}** ({corpus['records']:,} records, field "
+            f"`{corpus['field']}`): each model is billed on the mean its own tokenizer counts; "
+            f"{corpus['prompt_tokens']:,} tokens is the mean with {corpus['tokenizer']}. "
+            "Change the prompt length to describe prompts yourself.")
+
+
+def workload_summary(state: MutableMapping[str, Any]) -> str:
+    """One line that says what the form describes, in the unit the person chose (tokens, characters or a corpus)."""
+    from infercost.tokenizers.languages import LANGUAGE_NAMES  # light: a dict of names
+
+    if state.get("prompt_unit") == PROMPT_IN_CHARACTERS:
+        language = LANGUAGE_NAMES.get(state["language"], state["language"])
+        prompt = f"{state['prompt_chars']:,} prompt characters ({language}, counted per model)"
+    elif (corpus := corpus_in_use(state)) is not None:
+        prompt = f"prompts from the corpus {corpus['file']} (each model's own mean)"
+    else:
+        prompt = f"{state['prompt_tokens']:,} prompt tokens"
+    return (f"{state['calls_per_day']:,} calls/day · {prompt} + {state['output_tokens']:,} output tokens "
+            f"· retry rate {state['retry_rate']:.0%}")

@@ -35,7 +35,9 @@ def test_changing_calls_per_day_changes_the_bill(page, tmp_path):
 def test_the_bill_table_and_charts_render(page):
     page.get_by_text("Cheapest API per month").wait_for(timeout=60_000)
     page.locator("[data-testid=stDataFrame]:visible").first.wait_for(timeout=60_000)
-    page.locator(".js-plotly-plot").first.wait_for(timeout=60_000)
+    page.locator("[data-testid=stVegaLiteChart] canvas, [data-testid=stVegaLiteChart] svg").first.wait_for(
+        timeout=60_000
+    )
     assert page.get_by_test_id("stException").count() == 0
 
 
@@ -53,7 +55,7 @@ def test_the_comparison_page_shows_its_table_and_charts(page, app_url, tmp_path)
     page.get_by_text("Every option, one table").wait_for(timeout=90_000)
     table = page.locator("[data-testid=stDataFrame]:visible").first
     table.wait_for(timeout=60_000)
-    chart = page.locator(".js-plotly-plot:visible").first
+    chart = page.locator("[data-testid=stVegaLiteChart]:visible").first
     chart.wait_for(timeout=60_000)
     page.wait_for_timeout(1500)  # let the canvas grid and plotly finish drawing
     assert not_blank(table.screenshot(path=str(tmp_path / "table.png")))

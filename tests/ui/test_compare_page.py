@@ -7,8 +7,12 @@ from streamlit.testing.v1 import AppTest
 PAGE = str(Path(__file__).resolve().parents[2] / "infercost/ui/pages/compare.py")
 
 
-def opened() -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=120).run()
+def opened(tab: str | None = None) -> AppTest:
+    """The page, with ``tab`` open: only the open tab runs, so a test of a tab's tool opens that tab."""
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    if tab:
+        at.session_state["cmp_tab"] = tab
+    at.run()
     assert not at.exception, at.exception
     return at
 
@@ -36,7 +40,7 @@ def test_an_owned_setup_can_be_added():
 
 
 def test_a_speed_claim_is_placed_against_measurements():
-    at = opened()
+    at = opened("Check a speed claim")
     at.number_input(key="cmp_claim").set_value(14_000).run()
     assert not at.exception
     # the bundled tables are published, not measured here: the page must say so
@@ -52,7 +56,7 @@ def band_values(at: AppTest) -> dict[str, float]:
 
 
 def test_the_bill_band_orders_its_percentiles_and_contains_the_bill():
-    at = opened()
+    at = opened("Bill band (P10–P99)")
     values = band_values(at)
     assert values["P10 per month"] < values["P50 per month"] <= values["P90 per month"] <= values["P99 per month"]
     assert any("lies inside the P10–P90 band" in md.value for md in at.markdown)
@@ -60,7 +64,7 @@ def test_the_bill_band_orders_its_percentiles_and_contains_the_bill():
 
 
 def test_the_band_of_a_self_host_setup_is_shown_too():
-    at = opened()
+    at = opened("Bill band (P10–P99)")
     setup = next(option for option in at.selectbox(key="cmp_band_model").options if "H100" in option)
     at.selectbox(key="cmp_band_model").set_value(setup).run()
     assert not at.exception
@@ -68,7 +72,7 @@ def test_the_band_of_a_self_host_setup_is_shown_too():
 
 
 def test_break_even_reads_as_regions_and_every_self_host_row_names_its_offer():
-    at = opened()
+    at = opened("Against volume (break-even)")
     evens = next(frame.value for frame in at.dataframe if frame.value.index.name == "self_host")
     words = " ".join(evens.stack().astype(str))
     assert "cheaper from" in words or "cheaper above" in words
@@ -103,3 +107,11 @@ def test_autoscaled_setups_with_a_replica_cap_report_what_goes_unserved():
     table = options(at)
     assert (table["kind"] == "self-host · autoscaled").any()
     assert table["flags"].str.contains("unserved demand").any()
+
+
+def test_only_the_open_tab_is_computed_and_drawn():
+    at = opened()
+    assert len(at.get("vega_lite_chart")) == 1 and not at.get("plotly_chart")  # the other tabs are not built
+    at.session_state["cmp_tab"] = "What moves the answer"
+    at.run()
+    assert not at.exception and at.selectbox(key="cmp_tornado_option").value

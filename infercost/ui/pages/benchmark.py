@@ -11,6 +11,8 @@ from infercost.errors import InputError
 from infercost.runner.backends import BackendOptions
 from infercost.runner.jobs import BenchJob, comparison_rows
 from infercost.runner.sweep import SweepConfig, parse_levels
+from infercost.runner.sweep_registry import IN_PROCESS, SWEEPS, RunningSweep
+from infercost.ui.format import colour_map, show_table
 
 TARGETS = {"OpenAI-compatible URL": "openai", "In process (transformers)": "transformers"}
 LATENCIES = ("ttft", "tpot")
@@ -44,28 +46,48 @@ def sweep_form() -> None:
     left.number_input("Input tokens", key="input_tokens", min_value=1, max_value=1_000_000, value=128)
     right.number_input("Output tokens", key="output_tokens", min_value=1, max_value=100_000, value=64)
     st.checkbox("In process: CPU only", key="cpu_only", value=True, disabled=not in_process)
-    if st.button("Start sweep", type="primary", key="start"):
+    target = IN_PROCESS if in_process else st.session_state["base_url"].strip().rstrip("/")
+    busy = SWEEPS.busy(target)
+    if st.button("Start sweep", type="primary", key="start", disabled=busy,
+                 help="A sweep against this target is running: follow or cancel it below." if busy else None):
         try:
-            st.session_state["bench_job"] = BenchJob(config_from_form()).start()
+            entry = SWEEPS.start(BenchJob(config_from_form()))
         except InputError as error:
             st.error(f"Please check **{error.field}**: {error.reason}", icon="⚠️")
+        else:
+            st.session_state["bench_job"], st.session_state["bench_sweep"] = entry.job, entry.id
+            st.session_state.setdefault("bench_seen", []).append(entry.id)
+            st.rerun()  # draw the form again, its Start button now disabled
+
+
+def progress_line(entry: RunningSweep) -> str:
+    p = entry.job.progress
+    return (f"{entry.target}: level {p.level}/{p.levels}, load {p.load:g}, {p.phase}: "
+            f"{p.done}/{p.planned or '?'} requests, {p.failed} failed")
 
 
 @st.fragment(run_every=1.0)
 def job_status() -> None:
-    job: BenchJob | None = st.session_state.get("bench_job")
-    if job is None:
-        return
-    p = job.progress
-    if job.error:
-        st.error(f"The sweep stopped: {job.error}", icon="⚠️")
-    elif job.finished:
-        st.success(f"Run {job.run_id} {'cancelled' if job.cancel.is_set() else 'done'}: stored below.")
-    else:
-        st.progress(job.fraction, text=f"level {p.level}/{p.levels}, load {p.load:g}, {p.phase}: "
-                                        f"{p.done}/{p.planned or '?'} requests, {p.failed} failed")
-        if st.button("Cancel", key="cancel"):
-            job.cancel.set()
+    """Every sweep running in this app, whoever started it (before or after a reload), and how each one seen ended."""
+    own_id = st.session_state.get("bench_sweep")
+    seen: list[str] = st.session_state.setdefault("bench_seen", [])
+    for entry in SWEEPS.running():
+        if entry.id not in seen:
+            seen.append(entry.id)
+        st.progress(entry.job.fraction, text=progress_line(entry))
+        if st.button("Cancel", key="cancel" if entry.id == own_id else f"cancel_{entry.id}"):
+            entry.job.cancel.set()
+    ended = [entry for entry in map(SWEEPS.find, seen) if entry is not None and not entry.running]
+    for entry in ended:
+        job = entry.job
+        if job.error:
+            st.error(f"The sweep against {entry.target} stopped: {job.error}", icon="⚠️")
+        else:
+            st.success(f"Run {job.run_id} {'cancelled' if job.cancel.is_set() else 'done'}: stored below.")
+    shown: list[str] = st.session_state.setdefault("bench_shown", [])
+    if any(entry.id not in shown for entry in ended):  # redraw the whole page once, so the run really is below
+        shown += [entry.id for entry in ended if entry.id not in shown]
+        st.rerun()
 
 
 def stored_runs() -> None:
@@ -90,11 +112,14 @@ def plots(frame: pd.DataFrame) -> None:
     if frame.empty:
         st.info("These runs have no finished level yet.")
         return
+    colours = colour_map(frame["run"])
     left, right = st.columns(2)
     left.plotly_chart(px.line(frame, x="load", y="output_throughput", color="run", markers=True,
+                              color_discrete_map=colours,
                               labels={"load": "concurrency", "output_throughput": "output tokens/s (all users)"},
                               title="Throughput against concurrency"), key="plot_throughput")
     right.plotly_chart(px.line(frame, x="output_throughput", y="median_user_tokens_per_s", color="run",
+                               color_discrete_map=colours,
                                markers=True, hover_data=["load"], title="Per-user speed against aggregate throughput",
                                labels={"output_throughput": "output tokens/s (all users)",
                                        "median_user_tokens_per_s": "tokens/s per user (median)"}),
@@ -105,9 +130,10 @@ def plots(frame: pd.DataFrame) -> None:
             continue
         long = frame.melt(id_vars=["run", "load"], value_vars=columns, var_name="percentile", value_name="ms")
         st.plotly_chart(px.line(long, x="load", y="ms", color="run", line_dash="percentile", markers=True,
+                                color_discrete_map=colours,
                                 title=f"{metric.upper()} percentiles against concurrency",
                                 labels={"load": "concurrency"}), key=f"plot_{metric}")
-    st.dataframe(frame, hide_index=True)
+    show_table(frame, hide_index=True)
 
 
 st.title("Benchmark")

@@ -20,10 +20,12 @@ from infercost.ui.cached import (
     cost_curves,
     estimate_json,
     gpu_prices_json,
+    show_corpus_note,
     show_input_error,
     throughput_profiles,
 )
-from infercost.ui.setups import offer_choice, offers_for, throughput_for_gpu
+from infercost.ui.format import colour_map, cost_bars, fit_legend
+from infercost.ui.setups import DEFAULT_SLO, offer_choice, offers_for, throughput_for_gpu
 from infercost.ui.state import PROMPT_IN_CHARACTERS, init_state, profile_document
 
 CUSTOM_PRICE, ROOFLINE, OWN_POINTS = "(custom price)", "Roofline estimate for a model", "My own measured points"
@@ -63,6 +65,7 @@ with st.container(border=True):
                        help="Share of prompt tokens written to the cache (priced at the cache-write rate).")  # fmt: skip
     right.toggle("Batch API", key="batch", help="Use batch prices; models without a batch tier are flagged.")
     st.multiselect("Models", model_ids, key="api_models", help="Prices come from the catalog (see Prices).")
+    show_corpus_note(st.session_state)
 
 with st.expander(
     "Self-hosted setup: a GPU, its offer and its throughput",
@@ -116,8 +119,10 @@ with st.expander(
                       "output_len": m_out.number_input("Measured at output tokens", 1, 10**7,
                                                        int(example.output_len or 200), key="measured_out")}  # fmt: skip
     a, b, c, d = st.columns(4)
-    slo_ttft = a.number_input("SLO p95 TTFT (ms)", min_value=1.0, value=1000.0, key="slo_p95_ttft_ms")
-    slo_tpot = b.number_input("SLO p95 TPOT (ms)", min_value=1.0, value=50.0, key="slo_p95_tpot_ms")
+    slo_ttft = a.number_input("SLO p95 TTFT (ms)", min_value=1.0, value=DEFAULT_SLO["p95_ttft_ms"],
+                              key="slo_p95_ttft_ms")  # fmt: skip
+    slo_tpot = b.number_input("SLO p95 TPOT (ms)", min_value=1.0, value=DEFAULT_SLO["p95_tpot_ms"],
+                              key="slo_p95_tpot_ms")  # fmt: skip
     peak = c.number_input("Peak / average", min_value=1.0, max_value=23.9, value=2.0, key="peak_to_average")
     mode = d.selectbox("Scaling", list(SCALING_MODES), key="self_host_mode")
     scaling = {}
@@ -216,20 +221,23 @@ if notes:
     with st.expander(f"Notes ({len(notes)})"):
         st.markdown("\n".join(f"- {note}" for note in notes))
 
-by_model, by_volume = st.tabs(["Cost per month by option", "Cost against calls per day"])
+by_model, by_volume = st.tabs(["Cost per month by option", "Cost against calls per day"], key="bill_tab",
+                              on_change="rerun")  # only the open tab runs: nothing off screen is computed or drawn
 with by_model:
-    bars = pd.concat(
-        [api[["model", "cost_per_month"]].rename(columns={"model": "option"}),
-         self_host[["name", "cost_per_month"]].rename(columns={"name": "option"}) if not self_host.empty else None]
-    ).dropna()  # fmt: skip
-    figure = px.bar(bars.sort_values("cost_per_month"), x="cost_per_month", y="option", orientation="h",
-                    labels={"cost_per_month": "US$ per month", "option": ""})  # fmt: skip
-    st.plotly_chart(figure, key="cost_by_model")
+    if by_model.open:
+        bars = pd.concat(
+            [api[["model", "cost_per_month"]].rename(columns={"model": "option"}),
+             self_host[["name", "cost_per_month"]].rename(columns={"name": "option"}) if not self_host.empty else None]
+        ).dropna()  # fmt: skip
+        st.altair_chart(cost_bars(bars), key="cost_by_model")
 with by_volume:
-    curves = cost_curves(profile_json)
-    figure = px.line(curves, x="calls_per_day", y="cost_per_month", color="option", log_x=True, log_y=True,
-                     labels={"calls_per_day": "calls per day", "cost_per_month": "US$ per month"})  # fmt: skip
-    figure.add_vline(x=st.session_state["calls_per_day"], line_dash="dot")  # plotly misplaces its text on log axes
-    figure.add_annotation(x=math.log10(st.session_state["calls_per_day"]), y=0.02, yref="paper", text="today",
-                          showarrow=False, xanchor="left")
-    st.plotly_chart(figure, key="cost_by_volume")
+    if by_volume.open:
+        curves = cost_curves(profile_json)
+        figure = px.line(curves, x="calls_per_day", y="cost_per_month", color="option", log_x=True, log_y=True,
+                         color_discrete_map=colour_map(curves["option"]),
+                         labels={"calls_per_day": "calls per day", "cost_per_month": "US$ per month"})  # fmt: skip
+        fit_legend(figure, curves["option"].nunique())
+        figure.add_vline(x=st.session_state["calls_per_day"], line_dash="dot")  # plotly misplaces its text on log axes
+        figure.add_annotation(x=math.log10(st.session_state["calls_per_day"]), y=0.02, yref="paper", text="today",
+                              showarrow=False, xanchor="left")
+        st.plotly_chart(figure, key="cost_by_volume")

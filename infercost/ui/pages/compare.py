@@ -35,6 +35,8 @@ from infercost.ui.cached import (
     throughput_profiles,
     tornado_bars,
 )
+from infercost.ui.format import colour_map, cost_bars, show_table
+from infercost.ui.prediction import show_prediction
 from infercost.ui.setups import (
     DEFAULT_SLO,
     cheapest_offer,
@@ -44,8 +46,7 @@ from infercost.ui.setups import (
     owned_price,
     setup_spec,
 )
-from infercost.ui.prediction import show_prediction
-from infercost.ui.state import init_state, profile_document
+from infercost.ui.state import init_state, profile_document, workload_summary
 
 init_state(st.session_state, [entry["id"] for entry in catalog_json()])
 profiles = throughput_profiles()
@@ -54,10 +55,7 @@ s = st.session_state
 s.setdefault("calls_per_day_cv", 0.15)
 
 st.title("Compare APIs and self-hosting")
-st.caption(
-    f"Workload: {s['calls_per_day']:,} calls/day · {s['prompt_tokens']:,} prompt + {s['output_tokens']:,} output tokens "
-    f"· retry rate {s['retry_rate']:.0%} — change it on *Workload and bill*."
-)
+st.caption(f"Workload: {workload_summary(s)} — change it on *Workload and bill*.")
 
 MODES = list(SCALING_MODES)
 INCREMENTS = [1, 5, 15, 30, 60, 120, 180, 240, 360, 480, 720, 1440]
@@ -188,161 +186,167 @@ with st.expander("Basis and notes of every self-host figure"):
 
 bars, volume, movers, claims, band, engine = st.tabs(
     ["Cost per month", "Against volume (break-even)", "What moves the answer", "Check a speed claim",
-     "Bill band (P10–P99)", "Predicted against measured"]
+     "Bill band (P10–P99)", "Predicted against measured"],
+    key="cmp_tab", on_change="rerun",  # only the open tab runs: nothing off screen is computed or drawn
 )  # fmt: skip
 with bars:
-    st.plotly_chart(px.bar(priced, x="cost_per_month", y="option", color="kind", orientation="h",
-                           labels={"cost_per_month": "US$ per month", "option": ""}), key="cmp_bars")  # fmt: skip
+    if bars.open:
+        st.altair_chart(cost_bars(priced, colour="kind"), key="cmp_bars")
 with volume:
-    api_models = table[table["kind"] == "API"]["option"].tolist()
-    setup_names = [r["name"] for r in result["self_host"] if r["meets_slo"]]
-    a, b = st.columns(2)
-    against = a.selectbox("API model", api_models, key="cmp_break_even_model") if api_models else None
-    chosen_setup = b.selectbox("Self-host setup", setup_names, key="cmp_break_even_setup") if setup_names else None
-    curves = cost_curves(profile_json)
-    if against and chosen_setup:
-        shown = curves[curves["option"].isin([against, chosen_setup])]
-        labels = {"calls_per_day": "calls per day", "cost_per_month": "US$ per month", "option": ""}
-        figure = px.line(shown, x="calls_per_day", y="cost_per_month", color="option", log_x=True, log_y=True,
-                         labels=labels)
-        figure.add_vline(x=s["calls_per_day"], line_dash="dot")
-        figure.add_annotation(x=np.log10(s["calls_per_day"]), y=0.02, yref="paper", text="today", showarrow=False,
-                              xanchor="left")
-        high = float(curves["calls_per_day"].max())
-        spans = break_even_spans(result, against, high)
-        for span in spans[spans["self_host"] == chosen_setup].itertuples():
-            figure.add_vrect(x0=span[2], x1=min(span[3], high), fillcolor="green", opacity=0.15, line_width=0)
-        figure.update_layout(legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0})
-        st.plotly_chart(figure, key="cmp_curves")
-        words = break_even_table(result).set_index(["self_host", "api_model"])["break_even"]
-        st.markdown(f"**{chosen_setup}** against **{against}**: {words[(chosen_setup, against)]} "
-                    "(shaded; exact on the cost steps, searched to 1,000× today's volume).")  # fmt: skip
-    evens = break_even_table(result)
-    st.dataframe(evens.pivot(index="self_host", columns="api_model", values="break_even"), key="cmp_evens",
-                 width="stretch")  # fmt: skip
+    if volume.open:
+        api_models = table[table["kind"] == "API"]["option"].tolist()
+        setup_names = [r["name"] for r in result["self_host"] if r["meets_slo"]]
+        a, b = st.columns(2)
+        against = a.selectbox("API model", api_models, key="cmp_break_even_model") if api_models else None
+        chosen_setup = b.selectbox("Self-host setup", setup_names, key="cmp_break_even_setup") if setup_names else None
+        curves = cost_curves(profile_json)
+        if against and chosen_setup:
+            shown = curves[curves["option"].isin([against, chosen_setup])]
+            labels = {"calls_per_day": "calls per day", "cost_per_month": "US$ per month", "option": ""}
+            figure = px.line(shown, x="calls_per_day", y="cost_per_month", color="option", log_x=True, log_y=True,
+                             labels=labels, color_discrete_map=colour_map(shown["option"]))
+            figure.add_vline(x=s["calls_per_day"], line_dash="dot")
+            figure.add_annotation(x=np.log10(s["calls_per_day"]), y=0.02, yref="paper", text="today", showarrow=False,
+                                  xanchor="left")
+            high = float(curves["calls_per_day"].max())
+            spans = break_even_spans(result, against, high)
+            for span in spans[spans["self_host"] == chosen_setup].itertuples():
+                figure.add_vrect(x0=span[2], x1=min(span[3], high), fillcolor="green", opacity=0.15, line_width=0)
+            figure.update_layout(legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0})
+            st.plotly_chart(figure, key="cmp_curves")
+            words = break_even_table(result).set_index(["self_host", "api_model"])["break_even"]
+            st.markdown(f"**{chosen_setup}** against **{against}**: {words[(chosen_setup, against)]} "
+                        "(shaded; exact on the cost steps, searched to 1,000× today's volume).")  # fmt: skip
+        evens = break_even_table(result)
+        st.dataframe(evens.pivot(index="self_host", columns="api_model", values="break_even"), key="cmp_evens",
+                     width="stretch")  # fmt: skip
 with movers:
-    option = st.selectbox("Option", priced["option"].tolist(), key="cmp_tornado_option")
-    if option:
-        tornado = tornado_bars(profile_json, option)
-        if tornado.empty:
-            st.info("No operating point meets the SLO, so nothing to vary.")
-        else:
-            base_cost = float(priced.set_index("option").loc[option, "cost_per_month"])
-            figure = go.Figure()
-            figure.add_bar(
-                y=tornado["name"], x=tornado["cost_low"] - base_cost, base=base_cost, orientation="h", name="low"
-            )
-            figure.add_bar(
-                y=tornado["name"], x=tornado["cost_high"] - base_cost, base=base_cost, orientation="h", name="high"
-            )
-            figure.update_layout(barmode="overlay", xaxis_title="US$ per month", yaxis={"autorange": "reversed"})
-            st.plotly_chart(figure, key="cmp_tornado")
-            st.dataframe(tornado, hide_index=True, key="cmp_tornado_table")
+    if movers.open:
+        option = st.selectbox("Option", priced["option"].tolist(), key="cmp_tornado_option")
+        if option:
+            tornado = tornado_bars(profile_json, option)
+            if tornado.empty:
+                st.info("No operating point meets the SLO, so nothing to vary.")
+            else:
+                base_cost = float(priced.set_index("option").loc[option, "cost_per_month"])
+                figure = go.Figure()
+                figure.add_bar(
+                    y=tornado["name"], x=tornado["cost_low"] - base_cost, base=base_cost, orientation="h", name="low"
+                )
+                figure.add_bar(
+                    y=tornado["name"], x=tornado["cost_high"] - base_cost, base=base_cost, orientation="h", name="high"
+                )
+                figure.update_layout(barmode="overlay", xaxis_title="US$ per month", yaxis={"autorange": "reversed"})
+                st.plotly_chart(figure, key="cmp_tornado")
+                show_table(tornado, hide_index=True, key="cmp_tornado_table")
 with claims:
-    a, b = st.columns(2)
-    claim = a.number_input("Vendor's claim (tokens/s)", 1.0, 1e7, 14_000.0, key="cmp_claim")
-    by_id = {p.id: p for p in profiles}
-    chosen = b.selectbox("Against", list(by_id), format_func=lambda i: by_id[i].name, key="cmp_claim_profile")
-    if chosen:
-        chosen_profile = by_id[chosen]
-        check = claim_check(claim, chosen_profile).dropna(subset=["per_user_tokens_per_s", "aggregate_tokens_per_s"])
-        figure = px.line(check, x="aggregate_tokens_per_s", y="per_user_tokens_per_s", text="concurrency",
-                         markers=True, log_x=True, log_y=True,
-                         labels={"aggregate_tokens_per_s": "aggregate output tokens/s (one replica)",
-                                 "per_user_tokens_per_s": "per-user tokens/s (1000 / TPOT)"})  # fmt: skip
-        figure.update_traces(texttemplate="c=%{text}", textposition="top right")
-        # lines without annotation_text: on log axes plotly places a line's own annotation off the chart
-        figure.add_hline(y=claim, line_dash="dash", line_color="red")
-        figure.add_vline(x=claim, line_dash="dot", line_color="red")
-        figure.add_annotation(x=0.01, xref="paper", y=np.log10(claim), text="claim read as per-user speed",
-                              showarrow=False, xanchor="left", yanchor="top", font_color="red")
-        figure.add_annotation(x=np.log10(claim), y=0.5, yref="paper", text="claim read as aggregate", textangle=-90,
-                              showarrow=False, xanchor="right", font_color="red")  # fmt: skip
-        values = [*check["aggregate_tokens_per_s"], *check["per_user_tokens_per_s"], claim]
-        low, high = np.log10(max(min(values), 1e-3)) - 0.2, np.log10(max(values)) + 0.2
-        figure.update_xaxes(range=[low, high])
-        figure.update_yaxes(range=[low, high])
-        st.plotly_chart(figure, key="cmp_claim_chart")
-        word = chosen_profile.basis
-        if check.empty:
-            st.info(f"*{chosen_profile.name}* reports no per-user speed (TPOT) to place the claim against.")
-        else:
-            top_user = check.loc[check["per_user_tokens_per_s"].idxmax()]
-            top_total = check.loc[check["aggregate_tokens_per_s"].idxmax()]
-            st.markdown(
-                f"{claim:,.0f} tokens/s is **{claim / top_user['per_user_tokens_per_s']:,.1f}×** the best {word} "
-                f"per-user speed ({top_user['per_user_tokens_per_s']:,.0f} tokens/s, at concurrency "
-                f"{top_user['concurrency']:g}) and **{claim / top_total['aggregate_tokens_per_s']:,.1f}×** the best "
-                f"{word} aggregate throughput ({top_total['aggregate_tokens_per_s']:,.0f} tokens/s, at concurrency "
-                f"{top_total['concurrency']:g}) of *{chosen_profile.name}* "
-                f"({word}: {chosen_profile.source or 'no source'})."
-            )  # fmt: skip
-        claim_offer = cheapest_offer(chosen_profile.hardware)
-        spec = setup_spec("claim", {"run": chosen}, claim_offer.price_per_hour if claim_offer else 2.5, common,
-                          gpu=chosen_profile.hardware, offer=claim_offer)  # fmt: skip
-        readings = claim_readings_frame(profile_json, json.dumps(spec), claim)
-        rented = offer_choice(claim_offer) if claim_offer else "US$2.50/GPU-hour (no catalog offer)"
-        st.markdown(f"What this workload needs on *{chosen_profile.name}*, rented at {rented}:")
-        st.dataframe(readings, hide_index=True, key="cmp_claim_readings", width="stretch", column_config={
-            "requests_per_s": st.column_config.NumberColumn("requests/s per replica", format="%.2f"),
-            "calls_per_day_per_replica": st.column_config.NumberColumn("calls/day per replica", format="localized"),
-            "cost_per_month": st.column_config.NumberColumn("US$/month", format="dollar"),
-        })  # fmt: skip
-        costs = readings["cost_per_month"].dropna()
-        if len(costs) > 1 and costs.nunique() == 1:
-            st.caption(f"Every reading costs the same here: at {s['calls_per_day']:,} calls/day "
-                       f"{int(readings['replicas'].iloc[0])} replica(s) carry the workload either way. As {word}, one "
-                       f"replica carries {readings['calls_per_day_per_replica'].iloc[0]:,.0f} calls/day at the peak; "
-                       "the claim matters beyond that volume.")  # fmt: skip
-        with st.expander("Every point of the table"):
-            st.dataframe(check, hide_index=True, key="cmp_claim_table")
-with band:
-    options = priced["option"].tolist()
-    chosen_option = st.selectbox("Option", options, key="cmp_band_model") if options else None
-    st.number_input("Day-to-day spread of calls per day (CV)", 0.0, 10.0, step=0.05, key="calls_per_day_cv",
-                    help="Calls per day are drawn from a negative binomial around your forecast with this coefficient "
-                         "of variation; 0.15 by default, since real traffic varies more from day to day than "
-                         "independent arrivals would (weekdays, launches, incidents).")  # fmt: skip
-    if chosen_option:
-        api_rows = {r["model"]: r for r in result["api"]}
-        if chosen_option in api_rows:
-            row = api_rows[chosen_option]
-            samples, drawn = band_prompt_samples(s.get("prompt_distribution"), row["tokenizer"])
-            simulated = bill_band_json(profile_json, chosen_option, tuple(samples) if samples is not None else None)
-        else:
-            row = next(r for r in result["self_host"] if r["name"] == chosen_option)
-            drawn = "self-host: volume moves an autoscaled or batch fleet; an always-on fleet is sized once"
-            simulated = self_host_band_json(profile_json, chosen_option, json.dumps(row.get("expected_error") or {}))
-        monthly = simulated["monthly"]
-        m0, m1, m2, m3 = st.columns(4)
-        m0.metric("P10 per month", f"${monthly['p10']:,.0f}")
-        m1.metric("P50 per month", f"${monthly['p50']:,.0f}")
-        m2.metric("P90 per month", f"${monthly['p90']:,.0f}")
-        m3.metric("P99 per month", f"${monthly['p99']:,.0f}")
-        figure = px.histogram(pd.DataFrame({"US$ per month": simulated["monthly_bills"]}), x="US$ per month", nbins=60)
-        for label in ("p10", "p50", "p90", "p99"):
-            figure.add_vline(x=monthly[label], line_dash="dash", annotation_text=label.upper())
-        figure.add_vline(x=row["cost_per_month"], line_color="red", annotation_text="bill",
-                         annotation_position="bottom right")
-        st.plotly_chart(figure, key="cmp_band_chart")
-        st.markdown(band_verdict(row["cost_per_month"], monthly))
-        sources = ", ".join(simulated["sources"]) or "nothing varies: the band is the bill"
-        st.caption(f"Varied: {sources}. Lengths: {drawn}. "
-                   f"Each simulated month is {s['days_per_month']} independent days.")
-with engine:
-    sources = {setup["name"]: setup["throughput"] for setup in setups if "points" not in setup["throughput"]}
-    picked = st.selectbox("Self-host setup", list(sources), key="cmp_engine_setup") if sources else None
-    if picked:
-        spec = sources[picked]
+    if claims.open:
+        a, b = st.columns(2)
+        claim = a.number_input("Vendor's claim (tokens/s)", 1.0, 1e7, 14_000.0, key="cmp_claim")
         by_id = {p.id: p for p in profiles}
-        if "run" in spec and spec["run"] in by_id:
-            chosen = by_id[spec["run"]]
-            source, measured = chosen.id, chosen.points
-            shape = (round(chosen.input_len), round(chosen.output_len)) if chosen.input_len and chosen.output_len \
-                else None  # fmt: skip
-        else:
-            r = spec["roofline"]
-            source = f"roofline:{r['model']}@{r.get('gpus', 1)}x{r['gpu']}:{r.get('dtype', 'bfloat16')}"
-            measured, shape = [], None
-        show_prediction(source, measured, shape, (max(1, round(s["prompt_tokens"])), max(1, round(s["output_tokens"]))),
-                        key="cmp_engine_chart")  # fmt: skip
+        chosen = b.selectbox("Against", list(by_id), format_func=lambda i: by_id[i].name, key="cmp_claim_profile")
+        if chosen:
+            chosen_profile = by_id[chosen]
+            check = claim_check(claim, chosen_profile).dropna(subset=["per_user_tokens_per_s", "aggregate_tokens_per_s"])
+            figure = px.line(check, x="aggregate_tokens_per_s", y="per_user_tokens_per_s", text="concurrency",
+                             markers=True, log_x=True, log_y=True,
+                             labels={"aggregate_tokens_per_s": "aggregate output tokens/s (one replica)",
+                                     "per_user_tokens_per_s": "per-user tokens/s (1000 / TPOT)"})  # fmt: skip
+            figure.update_traces(texttemplate="c=%{text}", textposition="top right")
+            # lines without annotation_text: on log axes plotly places a line's own annotation off the chart
+            figure.add_hline(y=claim, line_dash="dash", line_color="red")
+            figure.add_vline(x=claim, line_dash="dot", line_color="red")
+            figure.add_annotation(x=0.01, xref="paper", y=np.log10(claim), text="claim read as per-user speed",
+                                  showarrow=False, xanchor="left", yanchor="top", font_color="red")
+            figure.add_annotation(x=np.log10(claim), y=0.5, yref="paper", text="claim read as aggregate", textangle=-90,
+                                  showarrow=False, xanchor="right", font_color="red")  # fmt: skip
+            values = [*check["aggregate_tokens_per_s"], *check["per_user_tokens_per_s"], claim]
+            low, high = np.log10(max(min(values), 1e-3)) - 0.2, np.log10(max(values)) + 0.2
+            figure.update_xaxes(range=[low, high])
+            figure.update_yaxes(range=[low, high])
+            st.plotly_chart(figure, key="cmp_claim_chart")
+            word = chosen_profile.basis
+            if check.empty:
+                st.info(f"*{chosen_profile.name}* reports no per-user speed (TPOT) to place the claim against.")
+            else:
+                top_user = check.loc[check["per_user_tokens_per_s"].idxmax()]
+                top_total = check.loc[check["aggregate_tokens_per_s"].idxmax()]
+                st.markdown(
+                    f"{claim:,.0f} tokens/s is **{claim / top_user['per_user_tokens_per_s']:,.1f}×** the best {word} "
+                    f"per-user speed ({top_user['per_user_tokens_per_s']:,.0f} tokens/s, at concurrency "
+                    f"{top_user['concurrency']:g}) and **{claim / top_total['aggregate_tokens_per_s']:,.1f}×** the best "
+                    f"{word} aggregate throughput ({top_total['aggregate_tokens_per_s']:,.0f} tokens/s, at concurrency "
+                    f"{top_total['concurrency']:g}) of *{chosen_profile.name}* "
+                    f"({word}: {chosen_profile.source or 'no source'})."
+                )  # fmt: skip
+            claim_offer = cheapest_offer(chosen_profile.hardware)
+            spec = setup_spec("claim", {"run": chosen}, claim_offer.price_per_hour if claim_offer else 2.5, common,
+                              gpu=chosen_profile.hardware, offer=claim_offer)  # fmt: skip
+            readings = claim_readings_frame(profile_json, json.dumps(spec), claim)
+            rented = offer_choice(claim_offer) if claim_offer else "US$2.50/GPU-hour (no catalog offer)"
+            st.markdown(f"What this workload needs on *{chosen_profile.name}*, rented at {rented}:")
+            st.dataframe(readings, hide_index=True, key="cmp_claim_readings", width="stretch", column_config={
+                "requests_per_s": st.column_config.NumberColumn("requests/s per replica", format="%.2f"),
+                "calls_per_day_per_replica": st.column_config.NumberColumn("calls/day per replica", format="localized"),
+                "cost_per_month": st.column_config.NumberColumn("US$/month", format="dollar"),
+            })  # fmt: skip
+            costs = readings["cost_per_month"].dropna()
+            if len(costs) > 1 and costs.nunique() == 1:
+                st.caption(f"Every reading costs the same here: at {s['calls_per_day']:,} calls/day "
+                           f"{int(readings['replicas'].iloc[0])} replica(s) carry the workload either way. As {word}, one "
+                           f"replica carries {readings['calls_per_day_per_replica'].iloc[0]:,.0f} calls/day at the peak; "
+                           "the claim matters beyond that volume.")  # fmt: skip
+            with st.expander("Every point of the table"):
+                st.dataframe(check, hide_index=True, key="cmp_claim_table")
+with band:
+    if band.open:
+        options = priced["option"].tolist()
+        chosen_option = st.selectbox("Option", options, key="cmp_band_model") if options else None
+        st.number_input("Day-to-day spread of calls per day (CV)", 0.0, 10.0, step=0.05, key="calls_per_day_cv",
+                        help="Calls per day are drawn from a negative binomial around your forecast with this coefficient "
+                             "of variation; 0.15 by default, since real traffic varies more from day to day than "
+                             "independent arrivals would (weekdays, launches, incidents).")  # fmt: skip
+        if chosen_option:
+            api_rows = {r["model"]: r for r in result["api"]}
+            if chosen_option in api_rows:
+                row = api_rows[chosen_option]
+                samples, drawn = band_prompt_samples(s.get("prompt_distribution"), row["tokenizer"])
+                simulated = bill_band_json(profile_json, chosen_option, tuple(samples) if samples is not None else None)
+            else:
+                row = next(r for r in result["self_host"] if r["name"] == chosen_option)
+                drawn = "self-host: volume moves an autoscaled or batch fleet; an always-on fleet is sized once"
+                simulated = self_host_band_json(profile_json, chosen_option, json.dumps(row.get("expected_error") or {}))
+            monthly = simulated["monthly"]
+            m0, m1, m2, m3 = st.columns(4)
+            m0.metric("P10 per month", f"${monthly['p10']:,.0f}")
+            m1.metric("P50 per month", f"${monthly['p50']:,.0f}")
+            m2.metric("P90 per month", f"${monthly['p90']:,.0f}")
+            m3.metric("P99 per month", f"${monthly['p99']:,.0f}")
+            figure = px.histogram(pd.DataFrame({"US$ per month": simulated["monthly_bills"]}), x="US$ per month", nbins=60)
+            for label in ("p10", "p50", "p90", "p99"):
+                figure.add_vline(x=monthly[label], line_dash="dash", annotation_text=label.upper())
+            figure.add_vline(x=row["cost_per_month"], line_color="red", annotation_text="bill",
+                             annotation_position="bottom right")
+            st.plotly_chart(figure, key="cmp_band_chart")
+            st.markdown(band_verdict(row["cost_per_month"], monthly))
+            sources = ", ".join(simulated["sources"]) or "nothing varies: the band is the bill"
+            st.caption(f"Varied: {sources}. Lengths: {drawn}. "
+                       f"Each simulated month is {s['days_per_month']} independent days.")
+with engine:
+    if engine.open:
+        sources = {setup["name"]: setup["throughput"] for setup in setups if "points" not in setup["throughput"]}
+        picked = st.selectbox("Self-host setup", list(sources), key="cmp_engine_setup") if sources else None
+        if picked:
+            spec = sources[picked]
+            by_id = {p.id: p for p in profiles}
+            if "run" in spec and spec["run"] in by_id:
+                chosen = by_id[spec["run"]]
+                source, measured = chosen.id, chosen.points
+                shape = (round(chosen.input_len), round(chosen.output_len)) if chosen.input_len and chosen.output_len \
+                    else None  # fmt: skip
+            else:
+                r = spec["roofline"]
+                source = f"roofline:{r['model']}@{r.get('gpus', 1)}x{r['gpu']}:{r.get('dtype', 'bfloat16')}"
+                measured, shape = [], None
+            show_prediction(source, measured, shape, (max(1, round(s["prompt_tokens"])), max(1, round(s["output_tokens"]))),
+                            key="cmp_engine_chart")  # fmt: skip

@@ -105,8 +105,10 @@ with yours_tab:
     output_price = c.number_input("Output US$/1M", min_value=0.0, value=4.0, key="override_output")
     cached_price = d.number_input("Cached input US$/1M (0 = none)", min_value=0.0, value=0.0, key="override_cached")
     if st.button("Save price", key="save_override") and model_id.strip():
-        entry = {"id": model_id.strip(), "provider": "custom", "input_per_mtok": input_price,
-                 "output_per_mtok": output_price, "cached_input_per_mtok": cached_price or None,
+        known = any(e["id"] == model_id.strip() for e in catalog_json())  # unset fields keep the catalog's
+        entry = {"id": model_id.strip(), "input_per_mtok": input_price, "output_per_mtok": output_price,
+                 **({"cached_input_per_mtok": cached_price} if cached_price else {}),
+                 **({} if known else {"provider": "custom"}),
                  "source": "entered in the app", "as_of": dt.date.today().isoformat()}  # fmt: skip
         others = [e for e in st.session_state["price_overrides"] if e["id"] != entry["id"]]
         st.session_state["price_overrides"] = [*others, entry]

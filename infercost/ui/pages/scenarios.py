@@ -32,6 +32,7 @@ from infercost.store import (
     save_scenario,
 )
 from infercost.ui.cached import catalog_json, estimate_json, show_input_error
+from infercost.ui.format import colour_map, fit_legend, show_table
 from infercost.ui.state import init_state, profile_document
 
 FLASH = "scenario_flash"  # a message that survives the rerun after a change to the list
@@ -84,6 +85,18 @@ def downloads(document: dict, stem: str, key: str) -> None:
     for column, fmt in zip(st.columns(len(FORMATS)), FORMATS, strict=True):
         column.download_button(f"Report ({fmt})", render_report(document, fmt), file_name=f"{stem}.{EXTENSIONS[fmt]}",
                                mime=MEDIA_TYPES[fmt], key=f"{key}_{fmt}")  # fmt: skip
+
+
+def follow_saved_list(state, names: list[str]) -> None:
+    """When the saved list changes, the picker keeps the picks that still exist and offers two where it had fewer.
+
+    A widget's ``default`` is read once, so a default of "the first two" went stale as scenarios were saved.
+    """
+    if state.get("_compare_names_of") == names:
+        return
+    kept = [name for name in state.get("compare_names", []) if name in names]
+    state["compare_names"] = kept if len(kept) >= 2 else list(dict.fromkeys([*kept, *names]))[:2]
+    state["_compare_names_of"] = names
 
 
 catalog = catalog_json()
@@ -154,7 +167,8 @@ st.download_button("Scenario file (JSON)", json.dumps(profile, indent=2, ensure_
                    key="download_saved_file")  # fmt: skip
 
 st.subheader("Compare side by side")
-picked = st.multiselect("Scenarios to compare", names, default=names[:2], key="compare_names")
+follow_saved_list(st.session_state, names)
+picked = st.multiselect("Scenarios to compare", names, key="compare_names")
 if len(picked) < 2:
     st.info("Pick two or more scenarios.")
     st.stop()
@@ -165,9 +179,11 @@ for scenario in picked:
     except InputError as error:
         show_input_error(error)
 comparison = compare_scenarios(estimates)
-st.dataframe(comparison[SHOWN], hide_index=True, column_config=MONEY, key="comparison_table")
+show_table(comparison[SHOWN], hide_index=True, column_config=MONEY, key="comparison_table")
 bars = comparison.dropna(subset=["cost_per_month"])
 figure = px.bar(bars, x="option", y="cost_per_month", color="scenario", barmode="group",
+                color_discrete_map=colour_map(bars["scenario"]),
                 labels={"cost_per_month": "US$ per month", "option": ""})  # fmt: skip
+fit_legend(figure, bars["scenario"].nunique())
 st.plotly_chart(figure, key="comparison_chart")
 downloads(estimates, "comparison", "download_comparison")

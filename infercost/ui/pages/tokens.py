@@ -20,7 +20,9 @@ from infercost.tokenizers import (
     list_tokenizers,
     offline_ids,
 )
+from infercost.tokenizers.chat import prompt_like_first, roles_in_jsonl
 from infercost.ui.cached import catalog_json
+from infercost.ui.format import colour_map, show_table
 
 UPLOAD_TYPES = ["txt", "jsonl", "ndjson", "json", "csv", "tsv", "parquet"]
 NO_FIELD = "(none)"
@@ -69,10 +71,52 @@ def histogram_frame(stats: dict) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def language_chart(table: pd.DataFrame, measure: str):
+    """Grouped bars per language, one colour per tokenizer (Vega-Lite: no Plotly to load for the page's first chart)."""
+    import altair as alt
+
+    shown = table.dropna(subset=[measure])
+    colours = colour_map(shown["tokenizer"])
+    bars = alt.Chart(shown).mark_bar().encode(
+        x=alt.X("language_name", title=None, sort=list(LANGUAGE_NAMES.values()),
+                axis=alt.Axis(labelAngle=-40, labelLimit=200, labelOverlap=False)), xOffset="tokenizer",
+        y=alt.Y(measure, title=measure.replace("_", " ")),
+        color=alt.Color("tokenizer", scale=alt.Scale(domain=list(colours), range=list(colours.values())),
+                        legend=alt.Legend(orient="bottom", title=None)),
+        tooltip=["language_name", "tokenizer", alt.Tooltip(measure, format=".2f")],
+    )  # fmt: skip
+    if measure != "tokens_per_char":
+        return bars
+    rule = alt.Chart(pd.DataFrame({measure: [0.25]})).mark_rule(strokeDash=[4, 4]).encode(y=measure)
+    return bars + rule  # the "4 characters per token" rule of thumb
+
+
 def chosen_tokenizers(key: str) -> list[str]:
     extra = st.session_state.get("extra_tokenizer", "").strip()
     ids = list(st.session_state.get(key) or [])
     return ids + [extra] if extra and extra not in ids else ids
+
+
+def priced_tokenizers() -> list[str]:
+    """The tokenizers of the models the workload prices, so a corpus carried into it has each model's own count."""
+    models = set(st.session_state.get("api_models") or [])
+    entries = [*catalog_json(), *st.session_state.get("price_overrides", [])]
+    return list(dict.fromkeys(e["tokenizer"] for e in entries if e["id"] in models and e.get("tokenizer")))
+
+
+def carry_into_workload(results: dict, use: str) -> None:
+    """The corpus becomes the workload's prompt: every counted tokenizer's mean, shown for ``use``; lengths kept."""
+    prompt = results["prompt"]
+    means = {tid: float(np.mean(s.counts)) for tid, s in prompt.stats.items()}
+    st.session_state["prompt_unit"] = "tokens"
+    st.session_state["prompt_tokens"] = int(round(means[use]))
+    if "output" in results:
+        st.session_state["output_tokens"] = int(round(float(np.mean(results["output"].stats[use].counts))))
+    st.session_state["prompt_distribution"] = {tid: s.counts for tid, s in prompt.stats.items()}
+    st.session_state["corpus"] = {"file": Path(str(prompt.file)).name, "records": prompt.records,
+                                  "field": prompt.field or "each line", "tokenizer": use,
+                                  "prompt_tokens": st.session_state["prompt_tokens"],
+                                  "prompt_tokens_by_tokenizer": means}  # fmt: skip
 
 
 st.title("Tokens")
@@ -107,11 +151,7 @@ measure = st.radio("Show", ["multiplier_vs_english", "tokens_per_char"], horizon
 wide = table.pivot(index="language_name", columns="tokenizer", values=measure).reindex(
     [LANGUAGE_NAMES[code] for code in LANGUAGE_NAMES])
 st.dataframe(wide.style.format("{:.2f}", na_rep="–"), key="language_table")
-figure = px.bar(table.dropna(subset=[measure]), x="language_name", y=measure, color="tokenizer", barmode="group",
-                labels={"language_name": "", measure: measure.replace("_", " ")})
-if measure == "tokens_per_char":
-    figure.add_hline(y=0.25, line_dash="dot", annotation_text="“4 characters per token” rule of thumb")
-st.plotly_chart(figure, key="language_chart")
+st.altair_chart(language_chart(table, measure), key="language_chart")
 
 # --- a corpus ---------------------------------------------------------------------------------------------------
 st.subheader("Corpus statistics")
@@ -132,6 +172,22 @@ def reset(source) -> None:
         source.seek(0)
 
 
+def chat_roles_of(source, field: str) -> list[str]:
+    """Which roles a chat-format field holds (from the first records), to say what the count includes."""
+    if field == NO_FIELD or not str(getattr(source, "name", source)).lower().endswith((".jsonl", ".ndjson", ".json")):
+        return []
+    reset(source)
+    try:
+        if hasattr(source, "read"):
+            return roles_in_jsonl(source, field)
+        with open(source, "rb") as stream:
+            return roles_in_jsonl(stream, field)
+    except OSError:
+        return []
+    finally:
+        reset(source)
+
+
 if source is not None:
     try:
         reset(source)
@@ -139,9 +195,11 @@ if source is not None:
     except InputError as error:
         show_error(error)
         st.stop()
+    fields = prompt_like_first(fields)  # `messages`, `prompt`, `input`... before an id or a label
     a, b = st.columns(2)
     field = a.selectbox("Prompt field", fields or [NO_FIELD], key="corpus_field",
-                        help="TXT files have no fields: each line is a prompt.")
+                        help="TXT files have no fields: each line is a prompt. Chat-format `messages` lists count "
+                             "their messages' contents.")  # fmt: skip
     output_field = b.selectbox("Output field (optional)", [NO_FIELD, *fields], key="corpus_output_field")
     st.multiselect("Tokenizers", offline_ids(), default=offline_ids()[:3], key="corpus_tokenizers")
     if st.button("Count the corpus", key="count_corpus", type="primary"):
@@ -152,10 +210,12 @@ if source is not None:
                 if role == "output" and name == NO_FIELD:
                     continue
                 reset(source)
+                counted = list(dict.fromkeys([*chosen_tokenizers("corpus_tokenizers"), *priced_tokenizers()]))
                 results[role] = corpus_stats(source, field=None if name == NO_FIELD else name,
-                                             tokenizer_ids=chosen_tokenizers("corpus_tokenizers"),
+                                             tokenizer_ids=counted,
                                              progress=lambda f, role=role: bar.progress(f, text=f"Counting {role}s…"))
             st.session_state["corpus_result"] = results
+            st.session_state["corpus_roles"] = chat_roles_of(source, field)
         except InputError as error:
             show_error(error)
         bar.empty()
@@ -165,14 +225,18 @@ if results:
     prompt = results["prompt"]
     st.caption(f"{prompt.file}: {prompt.records:,} records, {prompt.chars:,} characters; "
                f"{prompt.skipped_count:,} skipped.")
+    if roles := st.session_state.get("corpus_roles"):
+        st.caption(f"Chat format: each record counts its messages' contents joined (roles {', '.join(roles)}); "
+                   "a model's chat template adds a few tokens per message on top.")
     summary = pd.DataFrame([{"role": role, **{k: v for k, v in s.summary().items() if k != "histogram"}}
                             for role, stats in results.items() for s in stats.stats.values()])
-    st.dataframe(summary, hide_index=True, key="corpus_summary")
+    show_table(summary, hide_index=True, key="corpus_summary")
     per_model = per_model_frame(prompt.stats)
     if not per_model.empty:
         with st.expander(f"Per priced model ({len(per_model)} models use the tokenizers counted)"):
-            st.dataframe(per_model, hide_index=True)
+            show_table(per_model, hide_index=True)
     histogram = px.bar(histogram_frame(prompt.stats), x="tokens", y="records", color="tokenizer", barmode="overlay",
+                       color_discrete_map=colour_map(prompt.stats),
                        opacity=0.6, labels={"tokens": "prompt tokens per record"})
     st.plotly_chart(histogram, key="corpus_histogram")
     if prompt.skipped:
@@ -180,9 +244,7 @@ if results:
             st.dataframe(pd.DataFrame([dataclasses.asdict(s) for s in prompt.skipped]), hide_index=True)
     use = st.selectbox("Tokenizer for the workload", list(prompt.stats), key="distribution_tokenizer")
     if st.button("Use this distribution in the workload", key="use_distribution"):
-        st.session_state["prompt_tokens"] = int(round(float(np.mean(prompt.stats[use].counts))))
-        if "output" in results:
-            st.session_state["output_tokens"] = int(round(float(np.mean(results["output"].stats[use].counts))))
-        st.session_state["prompt_distribution"] = {tid: s.counts for tid, s in prompt.stats.items()}
-        st.success(f"Workload prompt tokens set to {st.session_state['prompt_tokens']:,} (mean, {use}); "
-                   "the full distribution is kept for later use.")
+        carry_into_workload(results, use)
+        st.success(f"The workload's prompts are now this corpus: each model is billed on its own tokenizer's mean "
+                   f"({st.session_state['prompt_tokens']:,} tokens with {use}), and the bill band draws from the "
+                   "lengths its tokenizer counted.")

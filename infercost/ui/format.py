@@ -1,0 +1,115 @@
+"""How the app shows numbers and colours: one formatter for every table and text, one colour per option id.
+
+Raw floats (15143.7984 calls/day) read as noise; each number is shown to the precision it carries. Charts give each
+model or setup the same colour on every page of a session, and never give two options one colour in a chart
+(Streamlit's theme cycles ten).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, MutableMapping
+from typing import Any
+
+import pandas as pd
+import plotly.colors
+import streamlit as st
+
+PALETTE = [*plotly.colors.qualitative.Plotly, *plotly.colors.qualitative.Dark24, *plotly.colors.qualitative.Light24]
+COLOURS_KEY = "_option_colours"  # session key: option id -> colour, assigned on first sight
+MONEY_WORDS = ("cost", "price", "usd", "bill")
+
+
+def number(value: float | int | None, *, unit: str = "") -> str:
+    """A number as a person reads it: thousands separated, decimals only where they mean something."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "–"
+    magnitude = abs(value)
+    if magnitude >= 100 or float(value).is_integer():
+        text = f"{value:,.0f}"
+    elif magnitude >= 1:
+        text = f"{value:,.2f}"
+    else:
+        text = f"{value:.3g}"
+    return f"{text} {unit}".rstrip()
+
+
+def money(value: float | None) -> str:
+    if value is None or not math.isfinite(value):
+        return "–"
+    return f"${value:,.2f}" if abs(value) >= 0.01 or value == 0 else f"${value:.2g}"
+
+
+def _is_money(column: str) -> bool:
+    return any(word in column.lower() for word in MONEY_WORDS)
+
+
+def number_columns(frame: pd.DataFrame) -> dict[str, Any]:
+    """A column format for every numeric column: dollars for money, thousands separators for the rest."""
+    config: dict[str, Any] = {}
+    for column in frame.columns:
+        if not pd.api.types.is_float_dtype(frame[column]) or not isinstance(column, str):
+            continue
+        if _is_money(column):
+            config[column] = st.column_config.NumberColumn(format="$%.6f" if "per_call" in column else "dollar")
+        else:
+            config[column] = st.column_config.NumberColumn(format="localized")
+    return config
+
+
+def tidy(frame: pd.DataFrame) -> pd.DataFrame:
+    """Floats rounded to what they carry (whole numbers from 100 up, two decimals from 1), money left exact."""
+    tidied = frame.copy()
+    for column in tidied.columns:
+        if pd.api.types.is_float_dtype(tidied[column]) and not (isinstance(column, str) and _is_money(column)):
+            values = tidied[column]
+            rounded = values.where(values.abs() < 1, values.round(2))  # from 1: two decimals
+            tidied[column] = rounded.where(values.abs() < 100, values.round(0))  # from 100: whole numbers
+    return tidied
+
+
+def show_table(frame: pd.DataFrame, *, column_config: dict[str, Any] | None = None, **kwargs: Any) -> Any:
+    """``st.dataframe`` with every number formatted; a page's own column settings win."""
+    config = number_columns(frame) | (column_config or {})
+    return st.dataframe(tidy(frame), column_config=config, **kwargs)
+
+
+def colour_map(options: Iterable[Any], state: MutableMapping[str, Any] | None = None) -> dict[str, str]:
+    """One colour per option id for this session: the same on every chart and page, distinct within a chart."""
+    assigned: dict[str, str] = (st.session_state if state is None else state).setdefault(COLOURS_KEY, {})
+    wanted = list(dict.fromkeys(map(str, options)))
+    for option in wanted:
+        if option not in assigned:
+            used = set(assigned.values())
+            assigned[option] = next((c for c in PALETTE if c not in used), PALETTE[len(assigned) % len(PALETTE)])
+    return {option: assigned[option] for option in wanted}
+
+
+def fit_legend(figure: Any, entries: int | None = None) -> Any:
+    """The legend below the plot, across its width, so long option names are never cut off at the right edge."""
+    rows = max(1, math.ceil((entries or 0) / 3))
+    figure.update_layout(legend={"orientation": "h", "yanchor": "top", "y": -0.18, "xanchor": "left", "x": 0,
+                                 "title": None},
+                         margin={"b": 40 + 22 * rows}, height=420 + 22 * rows)  # fmt: skip
+    return figure
+
+
+def cost_bars(frame: pd.DataFrame, *, value: str = "cost_per_month", label: str = "option",
+              colour: str | None = None, title: str = "US$ per month") -> Any:
+    """Horizontal bars, cheapest on top, drawn with Vega-Lite (Streamlit's own charts).
+
+    The first chart a page shows is drawn this way: Plotly's script takes seconds to load in a new tab, Vega-Lite's a
+    fraction of that; Plotly stays for the charts behind a tab, which load only when the tab is opened.
+    """
+    import altair as alt
+
+    colours = colour_map(frame[colour]) if colour else None
+    encoding: dict[str, Any] = {
+        "x": alt.X(value, title=title),
+        "y": alt.Y(label, sort="x", title=None, axis=alt.Axis(labelLimit=400)),
+        "tooltip": [label, alt.Tooltip(value, format="$,.2f"), *([colour] if colour else [])],
+    }
+    if colours:
+        encoding["color"] = alt.Color(colour, scale=alt.Scale(domain=list(colours), range=list(colours.values())),
+                                      legend=alt.Legend(orient="bottom", title=None))  # fmt: skip
+    return alt.Chart(frame).mark_bar().encode(**encoding).properties(height=alt.Step(24))  # a readable row per option

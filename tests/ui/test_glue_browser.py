@@ -1,0 +1,93 @@
+"""The glue between pages in a real browser: what a person set survives a visit to another page, a save and a reload."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
+WAIT_MS = 90_000
+
+
+def go_to(page, title: str) -> None:
+    """Navigate the way a person does (the sidebar), which keeps the session; page.goto would start a new one."""
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click()
+    page.get_by_role("heading", name=title if title != "Compare" else "Compare APIs and self-hosting").first.wait_for(
+        timeout=WAIT_MS
+    )
+    settle(page)
+
+
+def settle(page) -> None:
+    """Wait until the script run that the last action started has finished."""
+    page.wait_for_timeout(800)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=stStatusWidget]')", timeout=WAIT_MS
+    )
+
+
+def set_number(page, label: str, value: str) -> None:
+    box = page.get_by_label(label, exact=True)
+    box.fill(value)
+    box.press("Enter")
+    settle(page)
+
+
+def open_expander(page, text: str) -> None:
+    summary = page.get_by_test_id("stExpander").filter(has_text=text).locator("summary")
+    if summary.get_attribute("aria-expanded") != "true":
+        summary.click()
+    settle(page)
+
+
+def toggle(page, label: str):
+    return page.get_by_test_id("stCheckbox").filter(has_text=label).locator("input")
+
+
+def test_bill_and_compare_settings_survive_a_detour_and_reach_a_saved_scenario(page, tmp_path):
+    page.get_by_text("Cheapest API per month").wait_for(timeout=WAIT_MS)
+    open_expander(page, "Self-hosted setup")
+    page.get_by_test_id("stCheckbox").filter(has_text="Include this setup in the bill").locator("label").click()
+    settle(page)
+    expect(toggle(page, "Include this setup in the bill")).to_be_checked()
+    page.get_by_text("Self-hosted", exact=True).wait_for(timeout=WAIT_MS)  # the setup joined the bill
+    set_number(page, "SLO p95 TTFT (ms)", "777")
+    go_to(page, "Compare")
+    open_expander(page, "Self-host settings")
+    set_number(page, "Peak / average", "3.5")
+    go_to(page, "Prices")
+    go_to(page, "Workload and bill")
+    open_expander(page, "Self-hosted setup")
+    expect(toggle(page, "Include this setup in the bill")).to_be_checked()
+    expect(page.get_by_label("SLO p95 TTFT (ms)", exact=True)).to_have_value("777.00")
+    go_to(page, "Compare")
+    open_expander(page, "Self-host settings")
+    expect(page.get_by_label("Peak / average", exact=True)).to_have_value("3.50")
+    go_to(page, "Scenarios")
+    name = page.get_by_label("Scenario name")
+    name.fill("after-a-detour")
+    name.press("Enter")
+    settle(page)
+    page.get_by_role("button", name="Save scenario").click()
+    page.get_by_text("Saved 'after-a-detour'").wait_for(timeout=WAIT_MS)
+    page.reload()  # a new session: only what was saved remains
+    page.get_by_role("heading", name="Saved scenarios").wait_for(timeout=WAIT_MS)
+    table = page.get_by_test_id("stDataFrame").first
+    table.wait_for(timeout=WAIT_MS)
+    page.screenshot(path=str(tmp_path / "scenarios-after-detour.png"), full_page=True)
+    saved = saved_scenario(page, "after-a-detour")
+    assert [setup["slo"]["p95_ttft_ms"] for setup in saved["self_host"]] == [777.0]
+
+
+def saved_scenario(page, name: str) -> dict:
+    """The stored profile, read back as the Scenarios page's JSON download offers it."""
+    import json
+
+    page.get_by_test_id("stSelectbox").filter(has_text="Scenario").first.click()
+    page.get_by_role("option", name=name).click()
+    settle(page)
+    with page.expect_download() as download:
+        page.get_by_test_id("stDownloadButton").filter(has_text=re.compile("Scenario file")).last.click()
+    return json.loads(open(download.value.path(), encoding="utf-8").read())

@@ -1,0 +1,37 @@
+"""Page state is the profile: what a person set survives a visit to another page (AppTest, multipage)."""
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from infercost.ui.state import is_kept_widget, keep_widget_state
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+
+
+def test_the_bill_panel_and_compare_settings_come_back_after_another_page():
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    at.toggle(key="self_host_on").set_value(True).run()
+    at.number_input(key="slo_p95_ttft_ms").set_value(777.0).run()
+    at.switch_page("infercost/ui/pages/compare.py").run()
+    at.number_input(key="cmp_peak").set_value(3.5).run()
+    at.switch_page("infercost/ui/pages/prices.py").run()
+    at.switch_page("infercost/ui/pages/bill.py").run()
+    assert not at.exception
+    assert at.toggle(key="self_host_on").value is True
+    assert at.session_state["panel_setup"]["slo"]["p95_ttft_ms"] == 777.0
+    at.switch_page("infercost/ui/pages/compare.py").run()
+    assert at.number_input(key="cmp_peak").value == 3.5
+
+
+def test_buttons_are_never_written_back():
+    assert is_kept_widget("cmp_peak") and is_kept_widget("self_host_on")
+    assert not is_kept_widget("cmp_add") and not is_kept_widget("save_scenario")
+
+
+def test_a_kept_value_is_written_back_once_streamlit_dropped_it():
+    state = {"slo_p95_ttft_ms": 777.0, "save_scenario": False}
+    keep_widget_state(state)
+    del state["slo_p95_ttft_ms"]  # what Streamlit does when the widget is not rendered
+    keep_widget_state(state)
+    assert state["slo_p95_ttft_ms"] == 777.0 and "save_scenario" not in state["_kept_widget_values"]
