@@ -54,4 +54,5 @@ def test_autoscaling_shows_replicas_by_hour():
     at.selectbox(key="self_host_mode").set_value("autoscaled").run()
     assert not at.exception
     assert at.session_state["panel_setup"]["mode"] == "autoscaled"
-    assert len(at.get("plotly_chart")) >= 3  # bars, curves and the replicas running in each hour
+    # the replicas running in each hour (the cost bars are Vega-Lite; the curves run only when their tab is opened)
+    assert [chart.key for chart in at.get("plotly_chart")] == ["replicas_by_hour"]

@@ -31,6 +31,9 @@ def plot_layout(page, index: int = 0) -> dict:
 
 def open_tab(page, name: str):
     page.get_by_role("tab", name=name).click()
+    page.wait_for_timeout(300)  # only the open tab runs: wait for the run that draws it
+    page.wait_for_function("() => document.querySelector('[data-testid=stApp]')"
+                           ".getAttribute('data-test-script-state') === 'notRunning'", timeout=60_000)
     chart = page.locator(".js-plotly-plot:visible").first
     chart.wait_for(timeout=60_000)
     page.wait_for_timeout(1500)  # let plotly finish drawing

@@ -12,5 +12,5 @@ PROFILE = {"calls_per_day": 1000, "prompt_tokens": 500, "output_tokens": 200, "a
 def test_the_html_report_keeps_the_basis_note_of_a_self_host_figure():
     document = estimate(parse_profile(PROFILE), load_run=run_loader())
     note = document["self_host"][0]["basis_note"]
-    assert note.startswith("roofline bound")
+    assert note  # the roofline's calibration, the fit's error...
     assert note in render_report(document, "html").replace("&#x27;", "'")
