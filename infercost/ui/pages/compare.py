@@ -247,7 +247,8 @@ with claims:
         chosen = b.selectbox("Against", list(by_id), format_func=lambda i: by_id[i].name, key="cmp_claim_profile")
         if chosen:
             chosen_profile = by_id[chosen]
-            check = claim_check(claim, chosen_profile).dropna(subset=["per_user_tokens_per_s", "aggregate_tokens_per_s"])
+            check = claim_check(claim, chosen_profile)
+            check = check.dropna(subset=["per_user_tokens_per_s", "aggregate_tokens_per_s"])
             figure = px.line(check, x="aggregate_tokens_per_s", y="per_user_tokens_per_s", text="concurrency",
                              markers=True, log_x=True, log_y=True,
                              labels={"aggregate_tokens_per_s": "aggregate output tokens/s (one replica)",
@@ -274,7 +275,8 @@ with claims:
                 st.markdown(
                     f"{claim:,.0f} tokens/s is **{claim / top_user['per_user_tokens_per_s']:,.1f}×** the best {word} "
                     f"per-user speed ({top_user['per_user_tokens_per_s']:,.0f} tokens/s, at concurrency "
-                    f"{top_user['concurrency']:g}) and **{claim / top_total['aggregate_tokens_per_s']:,.1f}×** the best "
+                    f"{top_user['concurrency']:g}) and "
+                    f"**{claim / top_total['aggregate_tokens_per_s']:,.1f}×** the best "
                     f"{word} aggregate throughput ({top_total['aggregate_tokens_per_s']:,.0f} tokens/s, at concurrency "
                     f"{top_total['concurrency']:g}) of *{chosen_profile.name}* "
                     f"({word}: {chosen_profile.source or 'no source'})."
@@ -293,8 +295,9 @@ with claims:
             costs = readings["cost_per_month"].dropna()
             if len(costs) > 1 and costs.nunique() == 1:
                 st.caption(f"Every reading costs the same here: at {s['calls_per_day']:,} calls/day "
-                           f"{int(readings['replicas'].iloc[0])} replica(s) carry the workload either way. As {word}, one "
-                           f"replica carries {readings['calls_per_day_per_replica'].iloc[0]:,.0f} calls/day at the peak; "
+                           f"{int(readings['replicas'].iloc[0])} replica(s) carry the workload either way. "
+                           f"As {word}, one replica carries "
+                           f"{readings['calls_per_day_per_replica'].iloc[0]:,.0f} calls/day at the peak; "
                            "the claim matters beyond that volume.")  # fmt: skip
             with st.expander("Every point of the table"):
                 st.dataframe(check, hide_index=True, key="cmp_claim_table")
@@ -303,8 +306,8 @@ with band:
         options = priced["option"].tolist()
         chosen_option = st.selectbox("Option", options, key="cmp_band_model") if options else None
         st.number_input("Day-to-day spread of calls per day (CV)", 0.0, 10.0, step=0.05, key="calls_per_day_cv",
-                        help="Calls per day are drawn from a negative binomial around your forecast with this coefficient "
-                             "of variation; 0.15 by default, since real traffic varies more from day to day than "
+                        help="Calls per day are drawn from a negative binomial around your forecast with this "
+                             "coefficient of variation; 0.15 by default, since real traffic varies more from day to day than "
                              "independent arrivals would (weekdays, launches, incidents).")  # fmt: skip
         if chosen_option:
             api_rows = {r["model"]: r for r in result["api"]}
@@ -315,14 +318,16 @@ with band:
             else:
                 row = next(r for r in result["self_host"] if r["name"] == chosen_option)
                 drawn = "self-host: volume moves an autoscaled or batch fleet; an always-on fleet is sized once"
-                simulated = self_host_band_json(profile_json, chosen_option, json.dumps(row.get("expected_error") or {}))
+                expected_error_json = json.dumps(row.get("expected_error") or {})
+                simulated = self_host_band_json(profile_json, chosen_option, expected_error_json)
             monthly = simulated["monthly"]
             m0, m1, m2, m3 = st.columns(4)
             m0.metric("P10 per month", f"${monthly['p10']:,.0f}")
             m1.metric("P50 per month", f"${monthly['p50']:,.0f}")
             m2.metric("P90 per month", f"${monthly['p90']:,.0f}")
             m3.metric("P99 per month", f"${monthly['p99']:,.0f}")
-            figure = px.histogram(pd.DataFrame({"US$ per month": simulated["monthly_bills"]}), x="US$ per month", nbins=60)
+            bills = pd.DataFrame({"US$ per month": simulated["monthly_bills"]})
+            figure = px.histogram(bills, x="US$ per month", nbins=60)
             for label in ("p10", "p50", "p90", "p99"):
                 figure.add_vline(x=monthly[label], line_dash="dash", annotation_text=label.upper())
             figure.add_vline(x=row["cost_per_month"], line_color="red", annotation_text="bill",
@@ -348,5 +353,5 @@ with engine:
                 r = spec["roofline"]
                 source = f"roofline:{r['model']}@{r.get('gpus', 1)}x{r['gpu']}:{r.get('dtype', 'bfloat16')}"
                 measured, shape = [], None
-            show_prediction(source, measured, shape, (max(1, round(s["prompt_tokens"])), max(1, round(s["output_tokens"]))),
-                            key="cmp_engine_chart")  # fmt: skip
+            workload_shape = (max(1, round(s["prompt_tokens"])), max(1, round(s["output_tokens"])))
+            show_prediction(source, measured, shape, workload_shape, key="cmp_engine_chart")
