@@ -52,7 +52,7 @@ def show_prediction(source: str, measured: list[dict[str, Any]], measured_shape:
             own = predicted(source, *measured_shape, levels)
             curves[f"engine model at {measured_shape[0]:,}/{measured_shape[1]:,}"] = own
         work = predicted(source, *workload_shape, levels)
-        curves[f"predicted for this workload ({workload_shape[0]:,}/{workload_shape[1]:,})"] = work
+        curves[f"predicted at {workload_shape[0]:,}/{workload_shape[1]:,}"] = work
     except InputError as error:
         st.info(f"No prediction for {source}: {error}")
         return

@@ -75,7 +75,7 @@ def test_compare_page_at_1400_px(page, app_url, tmp_path):
     chart = open_tab(page, "Predicted against measured")
     traces = page.evaluate("""() => [...document.querySelectorAll('.js-plotly-plot')].filter(e => e.offsetParent)
                               .flatMap(p => p.data.map(t => t.name))""")
-    assert any(name.startswith("predicted for this workload") for name in traces), traces
+    assert any(name.startswith("predicted at") for name in traces), traces
     assert page.get_by_text("transfer").first.is_visible()  # the predicted curve says its basis and expected error
     shot(chart, tmp_path, "compare-predicted.png")
     assert page.get_by_test_id("stException").count() == 0

@@ -13,6 +13,7 @@ from infercost.runner.jobs import BenchJob, comparison_rows
 from infercost.runner.sweep import SweepConfig, parse_levels
 from infercost.runner.sweep_registry import IN_PROCESS, SWEEPS, RunningSweep
 from infercost.ui.format import colour_map, show_table
+from infercost.ui.prediction import show_prediction
 
 TARGETS = {"OpenAI-compatible URL": "openai", "In process (transformers)": "transformers"}
 LATENCIES = ("ttft", "tpot")
@@ -106,6 +107,28 @@ def stored_runs() -> None:
     chosen = st.multiselect("Runs to compare", ids, default=ids[:1], key="compare_runs")
     if chosen:
         plots(pd.DataFrame(comparison_rows(None, chosen)))
+        engine_model(chosen)
+
+
+def engine_model(chosen: list[str]) -> None:
+    """The engine model calibrated on a run, drawn beside its points, and carried to a token shape of your choice."""
+    from infercost.performance.profiles import find_profile
+
+    st.subheader("Engine model against a run")
+    left, middle, right = st.columns(3)
+    run_id = left.selectbox("Run", chosen, key="engine_run")
+    try:
+        profile = find_profile(run_id)
+    except InputError as error:
+        st.info(str(error))
+        return
+    if not (profile.input_len and profile.output_len):
+        st.info("This run does not say the token shape it was measured at, so the engine model cannot be fitted.")
+        return
+    shape = (round(profile.input_len), round(profile.output_len))
+    target = (int(middle.number_input("Predict at input tokens", 1, 2_000_000, shape[0], key="engine_input")),
+              int(right.number_input("and output tokens", 1, 2_000_000, shape[1], key="engine_output")))  # fmt: skip
+    show_prediction(run_id, profile.points, shape, target, key="engine_chart")
 
 
 def plots(frame: pd.DataFrame) -> None:
