@@ -7,10 +7,11 @@ counts each model's prompt with that model's own tokenizer.
 from __future__ import annotations
 
 import datetime as dt
+import math
 from collections.abc import Collection
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from infercost.errors import InputError, from_pydantic
 
@@ -21,24 +22,57 @@ LATENCY_METRICS = tuple(
 )
 
 
+
+def bounded(low: float, high: float, why: str, *, above: bool = False) -> Any:
+    """A finite float within physical bounds; the message says the bounds and why they are there.
+
+    Every number a profile gives ends up multiplied or divided into replica counts and money; bounding each one at
+    the edge keeps every figure finite (no ``Infinity`` in JSON, no 300-digit replica count, no OverflowError).
+    """
+
+    def check(value: float) -> float:
+        if value < low or (above and value == low) or value > high:
+            raise ValueError(f"must be {'above' if above else 'at least'} {low:g} and at most {high:g} ({why})")
+        return value
+
+    return Annotated[float, Field(allow_inf_nan=False), AfterValidator(check)]
+
+
+MS_PER_DAY = 86_400_000.0
+LatencyMs = bounded(0, MS_PER_DAY, "a latency over a day is not a measurement")
+LatencyLimitMs = bounded(0, MS_PER_DAY, "an SLO over a day is no limit", above=True)
+RequestsPerS = bounded(0, 1e7, "requests/s of one replica; 0 means it served none")
+TokensPerS = bounded(0, 1e9, "output tokens/s of one replica")
+Concurrency = bounded(0, 1e6, "requests in flight on one replica", above=True)
+MIN_REQUESTS_PER_S = 1e-6  # one request in 11.6 days: slower than that is not a measured throughput
+
+
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 class Point(BaseModel):
     """One operating point; latency metrics use vLLM's names (``p95_ttft_ms`` ...)."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", allow_inf_nan=False)
 
-    concurrency: float = Field(gt=0)
-    request_throughput: float = Field(ge=0)
-    output_throughput: float | None = Field(default=None, ge=0)
+    concurrency: Concurrency
+    request_throughput: RequestsPerS
+    output_throughput: TokensPerS | None = None
+
+    @field_validator("request_throughput")
+    @classmethod
+    def _measurable(cls, value: float) -> float:
+        if 0 < value < MIN_REQUESTS_PER_S:
+            raise ValueError(f"a throughput above 0 must be at least {MIN_REQUESTS_PER_S:g} requests/s "
+                             "(one request in 11.6 days)")
+        return value
 
     @model_validator(mode="after")
     def _latency_fields_are_numbers(self) -> Point:
         for name, value in (self.model_extra or {}).items():
-            if name in LATENCY_METRICS and not (isinstance(value, int | float) and value >= 0):
-                raise ValueError(f"{name} must be a number >= 0")
+            if name in LATENCY_METRICS and not _is_latency(value):
+                raise ValueError(f"{name} must be a finite number of ms from 0 to {MS_PER_DAY:g}")
         return self
 
     def latency_ms(self) -> dict[str, float]:
@@ -70,6 +104,11 @@ class Throughput(_Strict):
         return self
 
 
+def _is_latency(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= MS_PER_DAY \
+        and math.isfinite(value)
+
+
 class SelfHost(_Strict):
     name: str = Field(min_length=1)
     gpu: str = ""
@@ -77,9 +116,9 @@ class SelfHost(_Strict):
     gpu_offer: str | None = None  # id of the catalog GPU offer the price came from (``prices --json``), if any
     gpus_per_replica: int = Field(default=1, ge=1, le=1024)
     throughput: Throughput
-    slo: dict[str, float] = Field(default_factory=dict)
+    slo: dict[str, LatencyLimitMs] = Field(default_factory=dict)
     peak_to_average: float = Field(default=2.0, ge=1, le=100)
-    target_utilization: float = Field(default=0.8, gt=0, le=1)
+    target_utilization: float = Field(default=0.8, ge=0.01, le=1)
     mode: Literal["always_on", "autoscaled", "offline_batch"] = "always_on"
     tokenizer: str = "llama3"
     # autoscaled: 24 hourly weights of the day's load (any scale; None: a diurnal curve from peak_to_average)
@@ -119,18 +158,16 @@ class SelfHost(_Strict):
     @field_validator("slo")
     @classmethod
     def _known_metrics(cls, slo: dict[str, float]) -> dict[str, float]:
-        for metric, limit in slo.items():
+        for metric in slo:
             if metric not in LATENCY_METRICS:
                 raise ValueError(f"unknown SLO metric {metric!r}; use one of {', '.join(LATENCY_METRICS)}")
-            if limit <= 0:
-                raise ValueError(f"SLO limit for {metric} must be > 0")
         return slo
 
 
 class PriceOverride(BaseModel):
     """A catalog entry, partial: fields not given come from the catalog entry of the same id, if any."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", allow_inf_nan=False)
     id: str = Field(min_length=1)
 
 

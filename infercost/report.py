@@ -53,14 +53,20 @@ HOW_TO_READ = (
 
 
 def redact(value: Any) -> Any:
-    """The document without anything that looks like a credential: by key name, and by the shape of known keys."""
+    """The document without credentials: a string under a key named like one (``api_key``, ``password``), and any
+    string shaped like a known key. Only the secret string goes; a scenario named "password reset bot" keeps its
+    estimate, and numbers and tables under such a name are not secrets."""
     if isinstance(value, Mapping):
-        return {redact(k): REDACTED if SECRET_KEY.search(str(k)) else redact(v) for k, v in value.items()}
+        return {redact(k): REDACTED if _credential(k, v) else redact(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [redact(item) for item in value]
     if isinstance(value, str):
         return SECRET_VALUE.sub(REDACTED, value)
     return value
+
+
+def _credential(key: Any, value: Any) -> bool:
+    return isinstance(value, str) and bool(value) and bool(SECRET_KEY.search(str(key)))
 
 
 def as_scenarios(document: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
