@@ -265,16 +265,25 @@ def jsonl_records(source: Source, field: str | None, skip: Collector) -> Iterato
         text = decode(raw, line, skip)
         if text is None or not text.strip():
             continue
-        try:
-            record = json.loads(text)
-        except json.JSONDecodeError as error:
-            skip(line, f"malformed JSON: {error.msg} at column {error.colno}")
-            continue
-        value = text_value(record, field, line, skip)
-        if value and "\\u" in text:  # only a \u escape puts a lone surrogate or a NUL into a JSON string
-            value = checked_text(value, line, skip)
+        record = json_record(text, line, skip)
+        value = None if record is None else text_value(record, field, line, skip)
+        if value and "\\u" in text:  # only a \u escape puts a lone surrogate into a JSON string
+            value = checked_text(value, line, skip, nul_is_text=True)
         if value:
             yield line, value
+
+
+def json_record(text: str, line: int, skip: Collector) -> Any:
+    """One JSONL record, or a skip: malformed, nested past the parser's stack, or an integer too long to convert."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        skip(line, f"malformed JSON: {error.msg} at column {error.colno}")
+    except RecursionError:
+        skip(line, "JSON nested too deep to read")
+    except ValueError as error:  # "Exceeds the limit (4300 digits) for integer string conversion"
+        skip(line, f"unreadable JSON: {str(error).split(';')[0]}")
+    return None
 
 
 @contextlib.contextmanager
@@ -289,46 +298,71 @@ def csv_reader(source: Source, errors: str) -> Iterator[Any]:
 
 def csv_records(source: Source, field: str | None, skip: Collector) -> Iterator[tuple[int, str]]:
     csv.field_size_limit(MAX_RECORD_BYTES)
-    refuse_binary(source)
-    with csv_reader(source, "surrogateescape") as reader:
-        header = next(reader, None)
-        if header is None:
-            raise InputError("file", f"{source.name}: file is empty")
-        if not field or field not in header:
-            raise InputError("field", f"{source.name}: no column {field!r} (columns: {', '.join(header)})")
-        column = header.index(field)
-        yield from csv_rows(reader, column, field, skip)
-
-
-def csv_rows(reader: Any, column: int, field: str, skip: Collector) -> Iterator[tuple[int, str]]:
-    """Rows after the header; a record's line is where it starts (quoted fields may span lines)."""
-    previous_end = reader.line_num
-    while True:
-        line = previous_end + 1
-        try:
-            row = next(reader)
-        except StopIteration:
-            return
-        except csv.Error as error:
-            skip(line, f"malformed CSV: {error}")
-            continue
-        finally:
-            previous_end = reader.line_num
+    starts = [0]  # the line where the record the csv reader last took starts
+    reader = csv.reader(csv_texts(source, skip, starts), delimiter="\t" if source.name.lower().endswith(".tsv") else ",")
+    header = next(reader, None)
+    if header is None:
+        raise InputError("file", f"{source.name}: file is empty")
+    if not field or field not in header:
+        raise InputError("field", f"{source.name}: no column {field!r} (columns: {', '.join(header)})")
+    column = header.index(field)
+    for row in reader:
+        line = starts[0]
         if len(row) <= column:
             skip(line, f"row has {len(row)} columns, {field!r} is column {column + 1}")
         elif (value := checked_text(row[column], line, skip)) is not None:
             yield line, value
 
 
-def checked_text(value: str, line: int, skip: Collector) -> str | None:
+def csv_texts(source: Source, skip: Collector, starts: list[int]) -> Iterator[str]:
+    """Whole CSV records as text, one per item, so the csv reader never starts reading inside a quoted field.
+
+    Decoded with ``surrogateescape`` so one bad byte spoils only its own value; ``starts[0]`` tells the caller
+    where the record begins."""
+    for line, raw in csv_raw_records(source, skip):
+        starts[0] = line
+        text = raw.decode("utf-8", "surrogateescape")
+        yield text.removeprefix("\ufeff") if line == 1 else text
+
+
+def csv_raw_records(source: Source, skip: Collector) -> Iterator[tuple[int, bytes]]:
+    """(first line, bytes) of each CSV record. A record ends at a newline outside quotes: with RFC 4180 quoting
+    (a quote inside a quoted field is doubled) that is a newline after an even number of quotes. A record over
+    ``MAX_RECORD_BYTES`` is read to its end without being kept, and skipped with its size."""
+    refuse_binary(source)
+    stream, start, newlines = source.stream, 1, 0
+    parts: list[bytes] = []
+    size = quotes = 0
+    while piece := stream.readline(2**20):
+        quotes += piece.count(b'"')
+        size += len(piece)
+        if size <= MAX_RECORD_BYTES:
+            parts.append(piece)
+        newlines += piece.endswith(b"\n")
+        if piece.endswith(b"\n") and quotes % 2 == 0:
+            yield from _csv_record(start, parts, size, skip)
+            start, parts, size, quotes = newlines + 1, [], 0, 0
+    if size:
+        yield from _csv_record(start, parts, size, skip)
+
+
+def _csv_record(start: int, parts: list[bytes], size: int, skip: Collector) -> Iterator[tuple[int, bytes]]:
+    if size > MAX_RECORD_BYTES:
+        skip(start, f"record of {size / 2**20:.1f} MiB is over the {MAX_RECORD_BYTES // 2**20} MiB limit")
+    else:
+        yield start, b"".join(parts)
+
+
+def checked_text(value: str, line: int, skip: Collector, *, nul_is_text: bool = False) -> str | None:
     """Text that every tokenizer accepts: CSV decodes with ``surrogateescape`` so one bad byte does not end the file,
-    and JSON may escape a lone surrogate (``\\ud800``); such records are skipped."""
+    and JSON may escape a lone surrogate (``\\ud800``); such records are skipped. A NUL byte in a CSV file is binary
+    data, but a JSON string's ``\\u0000`` is a valid character of the text and is counted (``nul_is_text``)."""
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
         skip(line, "not valid UTF-8")
         return None
-    if "\x00" in value:
+    if "\x00" in value and not nul_is_text:
         skip(line, "NUL byte: binary data, not text")
         return None
     return value or None
@@ -350,13 +384,30 @@ def parquet_records(source: Source, field: str | None, skip: Collector) -> Itera
     if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
         raise InputError("field", f"{source.name}: column {field!r} is {kind}, not text")
     row = 0
-    for batch in parquet.iter_batches(columns=[field], batch_size=BATCH_RECORDS):
-        for value in batch.column(0).cast(pa.large_binary()).to_pylist():
-            row += 1
-            if value is None:
-                skip(row, f"field {field!r} is null")
-            elif (text := utf8(value, row, skip)) is not None:
-                yield row, text
+    for group in range(parquet.num_row_groups):
+        rows = parquet.metadata.row_group(group).num_rows
+        yield from parquet_group(parquet, group, field, row, rows, skip)
+        row += rows
+
+
+def parquet_group(parquet: Any, group: int, field: str, first: int, rows: int,
+                  skip: Collector) -> Iterator[tuple[int, str]]:
+    """One row group's texts; a corrupt group (a bad page, a bad checksum) is skipped whole, with the reason."""
+    import pyarrow as pa
+
+    row = first
+    try:
+        for batch in parquet.iter_batches(row_groups=[group], columns=[field], batch_size=BATCH_RECORDS):
+            values = batch.column(0).cast(pa.large_binary()).to_pylist()
+            for value in values:
+                row += 1
+                if value is None:
+                    skip(row, f"field {field!r} is null")
+                elif (text := utf8(value, row, skip)) is not None:
+                    yield row, text
+    except (pa.ArrowException, OSError) as error:
+        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+        skip(row + 1, f"row group {group + 1} unreadable from this row on ({first + rows - row} rows): {reason}")
 
 
 READERS: dict[str, Callable[[Source, str | None, Collector], Iterator[tuple[int, str]]]] = {
@@ -449,14 +500,13 @@ class TextCount:
 
 
 def read_text(path_or_fileobj: str | os.PathLike | IO[bytes]) -> tuple[str, str]:
-    """A whole file as one text, exactly: strict UTF-8, nothing stripped; returns (name, text)."""
+    """A whole file as one text, exactly: strict UTF-8, nothing stripped (an empty file is the empty text);
+    returns (name, text)."""
     source = Source(path_or_fileobj)
     try:
         data = source.stream.read(MAX_TEXT_BYTES + 1)
     finally:
         source.close()
-    if not data:
-        raise InputError("file", f"{source.name}: file is empty")
     if len(data) > MAX_TEXT_BYTES:
         raise InputError("file", f"{source.name}: over {MAX_TEXT_BYTES // 2**20} MiB as one text; "
                                  "count it as records (a field, or one line per record)")
@@ -495,10 +545,7 @@ def jsonl_fields(source: Source) -> list[str]:
     for line, raw in raw_lines(source, skip):
         text = decode(raw, line, skip)
         if text and text.strip():
-            try:
-                record = json.loads(text)
-            except json.JSONDecodeError:
-                continue
+            record = json_record(text, line, skip)
             if isinstance(record, dict):
                 texts = [key for key, value in record.items() if isinstance(value, str) or chat_text(value) is not None]
                 return texts or list(record)

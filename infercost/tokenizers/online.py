@@ -54,10 +54,15 @@ def load_transformers(name: str) -> Tokenizer:
         tokenizer = AutoTokenizer.from_pretrained(target, local_files_only=True, trust_remote_code=False)
     except (OSError, ValueError) as cached_error:
         if source == "local":
-            raise InputError("tokenizer", f"{name}: no tokenizer in this directory ({cached_error})") from None
+            raise InputError("tokenizer", f"{name}: no tokenizer in this directory ({one_line(cached_error)})") from None
         tokenizer = load_from_hub(name)
     info = TokenizerInfo(name, "transformers", "exact", source, True, f"transformers.AutoTokenizer ({source})")
     return TransformersTokenizer(info, tokenizer)
+
+
+def one_line(error: BaseException) -> str:
+    """transformers' messages run over several lines (a numbered list of what it tried): one line, all of it."""
+    return " ".join(str(error).split())
 
 
 def load_from_hub(name: str):
@@ -73,7 +78,7 @@ def load_from_hub(name: str):
     try:
         return AutoTokenizer.from_pretrained(name, trust_remote_code=False)
     except (OSError, ValueError) as error:
-        raise InputError("tokenizer", f"{name}: {str(error).splitlines()[0]}") from None
+        raise InputError("tokenizer", f"{name}: {one_line(error)}") from None
 
 
 def load_online(name: str) -> Tokenizer:

@@ -47,7 +47,6 @@ def test_tokens_with_field_reports_the_distribution_and_skips(capsys, tmp_path):
 
 
 @pytest.mark.parametrize("content, field, message", [
-    (b"", None, "empty"),
     (b"\xff\xfe\x00a\x00", None, "binary"),
     (b"ok\n\xff\n", None, "not valid UTF-8 on line 2"),
     (b'{"a": "x"}\n', "prompt", "field: "),
