@@ -14,7 +14,7 @@ import sys
 import time
 from typing import Any
 
-from infercost.commands.common import add_db_argument, table
+from infercost.commands.common import add_db_argument, positive_number, seconds, table
 from infercost.errors import InputError
 from infercost.runner.backends import BACKENDS, SECONDS_PER_OUTPUT_TOKEN, BackendOptions
 from infercost.runner.patterns import PATTERNS
@@ -42,11 +42,11 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     parser.add_argument("--output-tokens", type=int, default=128)
     parser.add_argument("--mixed", metavar="SHORT:LONG:FRACTION", help="mixed input lengths, e.g. 128:2048:0.2")
     parser.add_argument("--requests", type=int, help="requests per level (default: a few rounds of the level)")
-    parser.add_argument("--duration", type=float, help="seconds per level: stop sending after this long")
+    parser.add_argument("--duration", type=seconds, help="seconds per level: stop sending after this long")
     parser.add_argument("--warmup", type=int, help="warm-up requests per level, not measured (default: one per stream)")
     parser.add_argument("--repeats", type=int, default=1, help="repeat each level; the summary is the median")
-    parser.add_argument("--timeout", type=float, default=60.0, help="seconds without a byte before a request fails")
-    parser.add_argument("--request-timeout", type=float, metavar="S",
+    parser.add_argument("--timeout", type=seconds, default=60.0, help="seconds without a byte before a request fails")
+    parser.add_argument("--request-timeout", type=seconds, metavar="S",
                         help="seconds one whole request may take, however steadily bytes arrive (a server sending "
                              f"keep-alive comments forever); default: --timeout + {SECONDS_PER_OUTPUT_TOKEN:g} s per "
                              "output token")
@@ -74,13 +74,22 @@ def _mixed(text: str | None) -> tuple[int, int, float] | None:
     return short, long, fraction
 
 
-def _pairs(text: str | None, field: str) -> dict[str, float]:
+SLO_METRICS = ("ttft", "tpot", "e2el")  # what goodput can check per request (infercost.runner.metrics)
+
+
+def _slo(text: str | None) -> dict[str, float]:
+    """``ttft:500,tpot:50`` to limits in ms; an unknown metric or a limit that is no number is refused, never
+    silently dropped (goodput would then count requests that break the limit)."""
     if not text:
         return {}
-    try:
-        return {name.strip(): float(value) for name, value in (item.split(":") for item in text.split(","))}
-    except ValueError:
-        raise InputError(field, f"expected NAME:VALUE,..., got {text!r}") from None
+    limits = {}
+    for item in text.split(","):
+        name, _, value = item.partition(":")
+        name = name.strip()
+        if name not in SLO_METRICS:
+            raise InputError("slo", f"unknown metric {name!r}; use {', '.join(SLO_METRICS)} (e.g. ttft:500,tpot:50)")
+        limits[name] = positive_number(value, "slo", f"{name} limit in ms")
+    return limits
 
 
 def _extra_body(text: str | None) -> dict[str, Any]:
@@ -110,7 +119,7 @@ def config_from_args(args: argparse.Namespace) -> SweepConfig:
     return SweepConfig(backend=args.backend, options=options, pattern=args.pattern, levels=levels,
                        input_tokens=args.input_tokens, output_tokens=args.output_tokens, mixed=_mixed(args.mixed),
                        requests=args.requests, duration_s=args.duration, warmup=args.warmup, repeats=args.repeats,
-                       slo_ms=_pairs(args.slo, "slo"))
+                       slo_ms=_slo(args.slo))
 
 
 class ProgressBar:

@@ -57,7 +57,12 @@ def _show(db: sqlite3.Connection, name: str, args: argparse.Namespace) -> dict[s
 
 
 def _save(db: sqlite3.Connection, name: str, profile_path: str, args: argparse.Namespace) -> dict[str, Any]:
-    return save_scenario(db, name, read_profile_document(profile_path), notes=args.notes)
+    """Estimated before it is saved: a saved scenario is one ``estimate`` and ``report`` accept as it is."""
+    from infercost.estimate import estimate, run_loader
+
+    document = read_profile_document(profile_path)
+    estimate(parse_profile(document, name=profile_path), load_run=run_loader(args.db))
+    return save_scenario(db, name, document, notes=args.notes)
 
 
 def _duplicate(db: sqlite3.Connection, name: str, new_name: str, args: argparse.Namespace) -> dict[str, Any]:

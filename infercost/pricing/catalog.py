@@ -111,8 +111,12 @@ def find_price(prices: Sequence[ApiPrice], model_id: str) -> ApiPrice:
 
 
 def age_days(as_of: dt.date, *, today: dt.date | None = None) -> int:
-    """How old a price is: the app shows it, and old prices are flagged."""
-    return ((today or dt.date.today()) - as_of).days
+    """How old a price is: the app shows it, and old prices are flagged. A date after tomorrow (time zones) is a
+    typo that would never look stale, so it is refused."""
+    age = ((today or dt.date.today()) - as_of).days
+    if age < -1:
+        raise InputError("as_of", f"{as_of.isoformat()} is in the future; date a price when it was seen")
+    return max(age, 0)
 
 
 API_OVERRIDES_FILE = "price_overrides.json"

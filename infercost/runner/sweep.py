@@ -99,7 +99,16 @@ def parse_levels(text: str, field_name: str = "concurrency") -> list[float]:
     except ValueError:
         raise InputError(field_name, f"expected comma-separated numbers, got {text!r}") from None
     _check(bool(values), field_name, "give at least one value")
+    low, high, unit = LEVEL_BOUNDS[field_name]
+    for value in values:  # inf would never finish a level, 1e-300 requests/s would wait forever for the first
+        _check(low <= value <= high, field_name, f"each level must be from {low:g} to {high:g} {unit} (got {value:g})")
     return values
+
+
+LEVEL_BOUNDS = {  # field -> (lowest, highest, unit): a level a sweep can finish in hours, on one client machine
+    "concurrency": (1, 100_000, "streams or batch size"),
+    "rate": (0.001, 100_000, "requests/s"),
+}
 
 
 def _check(ok: bool, field_name: str, reason: str) -> None:

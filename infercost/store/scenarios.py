@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
@@ -18,12 +20,26 @@ def _now() -> str:
 
 
 def _checked_name(name: str, field: str = "name") -> str:
-    """Names are how people and URLs refer to scenarios: non-empty, one line, not padded."""
+    """Names are how people and URLs refer to scenarios: non-empty, one line of printable text, not padded."""
     name = name.strip() if isinstance(name, str) else ""
     if not name:
         raise InputError(field, "a scenario needs a name")
-    if len(name) > MAX_NAME_CHARS or "\n" in name or "\r" in name:
-        raise InputError(field, f"one line of at most {MAX_NAME_CHARS} characters")
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InputError(field, "not valid UTF-8 text (a byte that is not UTF-8 in the argument?)") from None
+    if len(name) > MAX_NAME_CHARS or not name.isprintable():
+        raise InputError(field, f"one line of at most {MAX_NAME_CHARS} printable characters (no control characters)")
+    return name
+
+
+def _lookup_name(name: str) -> str:
+    """A name as saved: saving strips the padding, so looking up strips it too."""
+    name = name.strip() if isinstance(name, str) else ""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:  # no saved name holds one; SQLite could not even be asked
+        raise InputError("scenario", f"no scenario named {name!r}") from None
     return name
 
 
@@ -68,6 +84,7 @@ def save_scenario(
 
 def get_scenario(db: sqlite3.Connection, name: str) -> dict[str, Any]:
     """The scenario with its profile; an unknown name is an InputError naming it."""
+    name = _lookup_name(name)
     row = db.execute("SELECT * FROM scenarios WHERE name = ?", (name,)).fetchone()
     if row is None:
         raise InputError("scenario", f"no scenario named {name!r}")
@@ -85,7 +102,7 @@ def duplicate_scenario(db: sqlite3.Connection, name: str, new_name: str) -> dict
     new_name = _checked_name(new_name, "new name")
     _must_be_free(db, new_name)
     now = _now()
-    with db:
+    with _name_taken_is_an_error(new_name), db:
         db.execute(
             "INSERT INTO scenarios (name, profile, notes, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
             (new_name, json.dumps(source["profile"], ensure_ascii=False), source["notes"], now, now),
@@ -93,17 +110,27 @@ def duplicate_scenario(db: sqlite3.Connection, name: str, new_name: str) -> dict
     return get_scenario(db, new_name)
 
 
+@contextmanager
+def _name_taken_is_an_error(name: str) -> Iterator[None]:
+    """Another process may take the name between the check and the write; the UNIQUE constraint then says so."""
+    try:
+        yield
+    except sqlite3.IntegrityError:
+        raise InputError("new name", f"a scenario named {name!r} exists already") from None
+
+
 def rename_scenario(db: sqlite3.Connection, name: str, new_name: str) -> dict[str, Any]:
-    get_scenario(db, name)
+    name = get_scenario(db, name)["name"]
     new_name = _checked_name(new_name, "new name")
     if new_name != name:
         _must_be_free(db, new_name)
-    with db:
+    with _name_taken_is_an_error(new_name), db:
         db.execute("UPDATE scenarios SET name = ?, updated_at = ? WHERE name = ?", (new_name, _now(), name))
     return get_scenario(db, new_name)
 
 
 def delete_scenario(db: sqlite3.Connection, name: str) -> None:
+    name = _lookup_name(name)
     with db:
         deleted = db.execute("DELETE FROM scenarios WHERE name = ?", (name,)).rowcount
     if not deleted:
