@@ -299,7 +299,8 @@ def csv_reader(source: Source, errors: str) -> Iterator[Any]:
 def csv_records(source: Source, field: str | None, skip: Collector) -> Iterator[tuple[int, str]]:
     csv.field_size_limit(MAX_RECORD_BYTES)
     starts = [0]  # the line where the record the csv reader last took starts
-    reader = csv.reader(csv_texts(source, skip, starts), delimiter="\t" if source.name.lower().endswith(".tsv") else ",")
+    delimiter = "\t" if source.name.lower().endswith(".tsv") else ","
+    reader = csv.reader(csv_texts(source, skip, starts), delimiter=delimiter)
     header = next(reader, None)
     if header is None:
         raise InputError("file", f"{source.name}: file is empty")

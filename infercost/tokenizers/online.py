@@ -54,7 +54,8 @@ def load_transformers(name: str) -> Tokenizer:
         tokenizer = AutoTokenizer.from_pretrained(target, local_files_only=True, trust_remote_code=False)
     except (OSError, ValueError) as cached_error:
         if source == "local":
-            raise InputError("tokenizer", f"{name}: no tokenizer in this directory ({one_line(cached_error)})") from None
+            reason = f"no tokenizer in this directory ({one_line(cached_error)})"
+            raise InputError("tokenizer", f"{name}: {reason}") from None
         tokenizer = load_from_hub(name)
     info = TokenizerInfo(name, "transformers", "exact", source, True, f"transformers.AutoTokenizer ({source})")
     return TransformersTokenizer(info, tokenizer)

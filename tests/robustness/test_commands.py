@@ -6,11 +6,11 @@ import datetime as dt
 import json
 
 import pytest
-from tests.robustness.conftest import assert_one_line_error, profile, run_process
 
 from infercost.errors import InputError
 from infercost.pricing import age_days
 from infercost.store import connect, duplicate_scenario, get_scenario, rename_scenario, save_scenario
+from tests.robustness.conftest import assert_one_line_error, profile, run_process
 
 
 @pytest.fixture

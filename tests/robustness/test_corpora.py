@@ -7,10 +7,10 @@ import json
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from tests.robustness.conftest import assert_one_line_error
 
 from infercost.tokenizers import corpus_stats, get_tokenizer
 from infercost.tokenizers.corpus import MAX_RECORD_BYTES
+from tests.robustness.conftest import assert_one_line_error
 
 
 def count(text: str) -> int:

@@ -9,10 +9,10 @@ import json
 import time
 
 import pytest
-from tests.robustness.conftest import assert_one_line_error, profile, run_process, setup
 
 from infercost.errors import InputError
 from infercost.files import MAX_NESTING, parse_document
+from tests.robustness.conftest import assert_one_line_error, profile, run_process, setup
 
 PROFILE_YAML = "name: x\ncalls_per_day: 1000\nprompt_tokens: 100\noutput_tokens: 50\n"
 
@@ -26,7 +26,8 @@ def alias_bomb(levels: int = 9) -> str:
 
 
 def bomb_in_prices() -> str:
-    return PROFILE_YAML + "prices:\n  - id: m\n    input_per_mtok: 1\n    output_per_mtok: 1\n    junk:\n" + alias_bomb()
+    entry = "prices:\n  - id: m\n    input_per_mtok: 1\n    output_per_mtok: 1\n    junk:\n"
+    return PROFILE_YAML + entry + alias_bomb()
 
 
 def bomb_in_points() -> str:
@@ -48,7 +49,8 @@ def test_yaml_alias_bomb_is_refused_quickly(cli, tmp_path, text):
 
 def test_alias_bomb_in_an_overrides_file(cli, tmp_path):
     path = tmp_path / "prices.yaml"
-    path.write_text("- id: &id m\n  input_per_mtok: 1\n  output_per_mtok: 1\n  junk:\n" + alias_bomb(), encoding="utf-8")
+    entry = "- id: &id m\n  input_per_mtok: 1\n  output_per_mtok: 1\n  junk:\n"
+    path.write_text(entry + alias_bomb(), encoding="utf-8")
     assert_one_line_error(cli("prices", "--overrides", str(path), "--json"), "aliases expand")
 
 

@@ -15,9 +15,9 @@ from pathlib import Path
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tests.robustness.conftest import BASE, SETUP, run_process
 
 from infercost.cli import main
+from tests.robustness.conftest import BASE, SETUP, run_process
 
 SECONDS_PER_CASE = 10
 FUZZ = settings(
@@ -117,7 +117,8 @@ def test_fuzz_profiles(tmp_path_factory, document, as_yaml, command):
     folder = tmp_path_factory.mktemp("profile")
     path = folder / ("p.yaml" if as_yaml else "p.json")
     path.write_bytes(serialise(document, as_yaml))
-    argv = {"estimate": ["estimate", str(path), "--json"], "report": ["report", str(path), "--format", "json", "--json"],
+    argv = {"estimate": ["estimate", str(path), "--json"],
+            "report": ["report", str(path), "--format", "json", "--json"],
             "save": ["scenarios", "save", "fuzz", str(path), "--db", str(folder / "s.db"), "--json"]}[command]
     check_contract(*run_bounded(*argv))
 
@@ -165,7 +166,7 @@ def test_nasty_documents_through_a_real_process(tmp_path: Path):
         "nan.json": b'{"calls_per_day": NaN, "prompt_tokens": 1, "output_tokens": 1}',
         "surrogate.json": b'{"name": "\\ud800", "calls_per_day": 1, "prompt_tokens": 1, "output_tokens": 1}',
         "bomb.yaml": b"a: &a [x, x, x, x, x, x, x, x, x]\n" + b"".join(
-            f"{c}: &{c} [{', '.join([f'*{p}'] * 9)}]\n".encode() for p, c in zip("abcdefgh", "bcdefghi")),
+            f"{c}: &{c} [{', '.join([f'*{p}'] * 9)}]\n".encode() for p, c in zip("abcdefgh", "bcdefghi", strict=True)),
         "deep.json": b"[" * 50_000 + b"]" * 50_000,
     }
     for name, body in cases.items():

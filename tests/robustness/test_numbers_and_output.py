@@ -7,11 +7,11 @@ import subprocess
 import sys
 
 import pytest
-from tests.robustness.conftest import ROOT, assert_one_line_error, profile, setup
 
 from infercost.cli import json_text, terminal_text
 from infercost.errors import InputError
 from infercost.report import redact
+from tests.robustness.conftest import ROOT, assert_one_line_error, profile, setup
 
 
 def points(request_throughput: float) -> dict:
@@ -93,4 +93,5 @@ def test_report_keeps_estimates_whose_name_holds_a_credential_word(cli, tmp_path
 
 def test_redaction_takes_the_secret_string_not_the_document():
     document = {"password-bot": {"cost_per_day": 1.5, "api_key": "hunter2", "note": "key sk-abcdefghijklmnopqrstuv"}}
-    assert redact(document) == {"password-bot": {"cost_per_day": 1.5, "api_key": "[redacted]", "note": "key [redacted]"}}
+    expected = {"cost_per_day": 1.5, "api_key": "[redacted]", "note": "key [redacted]"}
+    assert redact(document) == {"password-bot": expected}
