@@ -9,13 +9,13 @@ Example: python -m infercost bench --backend openai --base-url http://127.0.0.1:
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from typing import Any
 
 from infercost.commands.common import add_db_argument, positive_number, seconds, table
 from infercost.errors import InputError
+from infercost.files import parse_document
 from infercost.runner.backends import BACKENDS, SECONDS_PER_OUTPUT_TOKEN, BackendOptions
 from infercost.runner.patterns import PATTERNS
 from infercost.runner.sweep import Progress, SweepConfig, parse_levels, run_summary, run_sweep
@@ -95,10 +95,7 @@ def _slo(text: str | None) -> dict[str, float]:
 def _extra_body(text: str | None) -> dict[str, Any]:
     if not text:
         return {}
-    try:
-        body = json.loads(text)
-    except ValueError as error:
-        raise InputError("extra_body", f"not JSON: {error}") from None
+    body = parse_document(text, name="extra_body")  # the same nesting, number and text checks as a profile file
     if not isinstance(body, dict):
         raise InputError("extra_body", "must be a JSON object")
     return body

@@ -24,13 +24,18 @@ def _checked_name(name: str, field: str = "name") -> str:
     name = name.strip() if isinstance(name, str) else ""
     if not name:
         raise InputError(field, "a scenario needs a name")
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        raise InputError(field, "not valid UTF-8 text (a byte that is not UTF-8 in the argument?)") from None
+    _utf8_text(name, field)
     if len(name) > MAX_NAME_CHARS or not name.isprintable():
         raise InputError(field, f"one line of at most {MAX_NAME_CHARS} printable characters (no control characters)")
     return name
+
+
+def _utf8_text(text: str, field: str) -> None:
+    """SQLite stores UTF-8: a lone surrogate (a byte that is not UTF-8 in a command-line argument) cannot be saved."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InputError(field, "not valid UTF-8 text (a byte that is not UTF-8 in the argument?)") from None
 
 
 def _lookup_name(name: str) -> str:
@@ -66,6 +71,8 @@ def save_scenario(
     The profile is checked first, so every saved scenario can be estimated as it is.
     """
     name = _checked_name(name)
+    if notes is not None:
+        _utf8_text(notes, "notes")
     parse_profile(profile, name="profile")
     try:
         text = json.dumps(profile, ensure_ascii=False, allow_nan=False)

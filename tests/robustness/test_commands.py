@@ -92,3 +92,17 @@ def test_a_price_dated_in_the_future_is_refused():
     with pytest.raises(InputError, match="in the future"):
         age_days(dt.date(2027, 6, 1), today=today)
 
+
+
+def test_notes_that_are_not_utf8_are_one_line(tmp_path):
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(profile()), encoding="utf-8")
+    result = run_process("scenarios", "save", "x", str(path), "--notes", b"\xff", "--db", str(tmp_path / "s.db"))
+    assert_one_line_error(result, "notes", "UTF-8")
+
+
+@pytest.mark.parametrize(("body", "fragment"), [
+    ("[" * 5000 + "]" * 5000, "nested"), ('{"a": ' + "9" * 5000 + "}", "digits"), ('{"a": NaN}', "finite"),
+])  # fmt: skip
+def test_bench_extra_body_is_read_like_a_document(cli, body, fragment):
+    assert_one_line_error(cli(*BENCH, "--extra-body", body), "extra_body", fragment)
