@@ -164,7 +164,10 @@ def parse_document(text: str, *, name: str) -> Any:
     if len(text) > MAX_DOCUMENT_BYTES:
         raise InputError(name, f"larger than {MAX_DOCUMENT_BYTES // 2**20} MiB")
     document = _yaml(text, name) if name.endswith((".yaml", ".yml")) else _json(text, name)
-    check_values(document)
+    try:
+        check_values(document)
+    except InputError as error:
+        raise InputError(error.field, f"{error.reason} (in {name})") from None
     return document
 
 
