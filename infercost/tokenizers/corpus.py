@@ -301,13 +301,23 @@ def csv_records(source: Source, field: str | None, skip: Collector) -> Iterator[
     starts = [0]  # the line where the record the csv reader last took starts
     delimiter = "\t" if source.name.lower().endswith(".tsv") else ","
     reader = csv.reader(csv_texts(source, skip, starts), delimiter=delimiter)
-    header = next(reader, None)
+    try:
+        header = next(reader, None)
+    except csv.Error as error:
+        raise InputError("file", f"{source.name}: malformed CSV header: {error}") from None
     if header is None:
         raise InputError("file", f"{source.name}: file is empty")
     if not field or field not in header:
         raise InputError("field", f"{source.name}: no column {field!r} (columns: {', '.join(header)})")
     column = header.index(field)
-    for row in reader:
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as error:  # e.g. a bare carriage return in an unquoted field: only this record is bad
+            skip(starts[0], f"malformed CSV: {error}")
+            continue
         line = starts[0]
         if len(row) <= column:
             skip(line, f"row has {len(row)} columns, {field!r} is column {column + 1}")

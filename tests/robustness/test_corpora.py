@@ -100,3 +100,17 @@ def test_a_tokenizer_directory_error_is_one_line(cli, tmp_path):
     text = tmp_path / "t.txt"
     text.write_text("hi", encoding="utf-8")
     assert_one_line_error(cli("tokens", "--tokenizer", str(folder), str(text)), "no tokenizer in this directory")
+
+
+def test_a_bare_carriage_return_spoils_only_its_record(tmp_path):
+    """Found by the fuzz test: the csv module refuses a lone CR in an unquoted field; the next record still counts."""
+    path = tmp_path / "c.csv"
+    path.write_bytes(b"id,t\n1,a\rb\n2,fine\n")
+    stats = corpus_stats(path, field="t", tokenizer_ids=["o200k_base"])
+    assert stats.records == 1 and stats.skipped[0].line == 2 and "malformed CSV" in stats.skipped[0].reason
+
+
+def test_a_malformed_csv_header_is_one_line(cli, tmp_path):
+    path = tmp_path / "c.csv"
+    path.write_bytes(b"id,t\rx\n1,a\n")
+    assert_one_line_error(cli("tokens", "--tokenizer", "o200k_base", "--field", "t", str(path)), "CSV")
