@@ -309,10 +309,12 @@ def band_prompt_samples(distribution: Mapping[str, Sequence[float]] | None, toke
     return None, f"fixed prompt length: your corpus was counted with {counted}, not {tokenizer}"
 
 
-def band_verdict(bill: float, band: Mapping[str, float]) -> str:
-    """Whether the deterministic bill lies inside the band's P10–P90, and why not where it does not."""
-    if band["p10"] <= bill <= band["p90"]:
+def band_verdict(bill: float, band: Mapping[str, float], *, self_host: bool = False) -> str:
+    """Whether the deterministic bill lies inside the band's P10–P90 (to rounding), and why not where it does not."""
+    if band["p10"] * (1 - 1e-9) <= bill <= band["p90"] * (1 + 1e-9):
         return f"The deterministic bill (${bill:,.0f}) lies inside the P10–P90 band."
     side = "below" if bill < band["p10"] else "above"
-    return (f"The deterministic bill (${bill:,.0f}) lies {side} the P10–P90 band: it prices the mean prompt length "
-            "you entered, the band draws each call's own length (and long-context rates apply per call).")
+    why = ("it sizes the fleet on the predicted throughput; the band draws the prediction's measured error and each "
+           "day's volume" if self_host else "it prices the mean prompt length you entered, the band draws each "
+           "call's own length (and long-context rates apply per call)")  # fmt: skip
+    return f"The deterministic bill (${bill:,.0f}) lies {side} the P10–P90 band: {why}."

@@ -42,8 +42,10 @@ def offer_choice(offer: GpuPrice, today: dt.date | None = None) -> str:
 
 
 def throughput_for_gpu(gpu: str, profiles: Sequence[ThroughputProfile]) -> list[ThroughputProfile]:
-    """Profiles measured or published on this GPU: choosing a GPU picks its throughput, not only its price."""
-    return [p for p in profiles if p.hardware.lower() == gpu.lower()]
+    """Profiles measured or published on this GPU: choosing a GPU picks its throughput, not only its price. Your own
+    runs first, then the defaults a newcomer sees, then the fewest GPUs (the order stored and bundled come in)."""
+    mine = [p for p in profiles if p.hardware.lower() == gpu.lower()]
+    return sorted(mine, key=lambda p: (p.basis != "measured", p.id not in DEFAULT_PROFILE_IDS, p.gpus_per_replica))
 
 
 def owned_price(hardware: OwnedHardware) -> tuple[float, str]:

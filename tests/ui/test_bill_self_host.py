@@ -4,6 +4,8 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from infercost.ui.setups import offer_choice, offers_for
+
 PAGE = str(Path(__file__).resolve().parents[2] / "infercost/ui/pages/bill.py")
 
 
@@ -45,7 +47,9 @@ def test_the_offer_sets_the_price_and_shows_its_age():
     spot = next(option for option in offers.options if "spot" in option)
     offers.set_value(spot).run()
     setup = at.session_state["panel_setup"]
-    assert setup["gpu_offer"] == "gcp-h100-sxm-spot" and setup["gpu_price_per_hour"] == 2.25
+    chosen = next(o for o in offers_for("H100 SXM") if offer_choice(o) == spot)
+    assert chosen.kind == "spot" and setup["gpu_offer"] == chosen.id
+    assert setup["gpu_price_per_hour"] == chosen.price_per_hour
     assert "d old" in self_host_table(at).iloc[0]["gpu_offer"]
 
 

@@ -333,7 +333,7 @@ with band:
             figure.add_vline(x=row["cost_per_month"], line_color="red", annotation_text="bill",
                              annotation_position="bottom right")
             st.plotly_chart(figure, key="cmp_band_chart")
-            st.markdown(band_verdict(row["cost_per_month"], monthly))
+            st.markdown(band_verdict(row["cost_per_month"], monthly, self_host=chosen_option not in api_rows))
             sources = ", ".join(simulated["sources"]) or "nothing varies: the band is the bill"
             st.caption(f"Varied: {sources}. Lengths: {drawn}. "
                        f"Each simulated month is {s['days_per_month']} independent days.")
