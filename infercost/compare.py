@@ -27,6 +27,7 @@ from infercost.errors import InputError
 from infercost.estimate import (
     ResolvedSetup,
     RunLoader,
+    cost_range_text,
     price_list,
     prompt_tokens_for,
     resolve_setup,
@@ -96,7 +97,7 @@ def options_table(result: dict[str, Any]) -> pd.DataFrame:
          "basis": f"{r['fidelity']} tokens · price {r['price_as_of']}"}
         for r in result["api"]
     ] + [
-        {"option": r["name"], "cost_per_month": r["cost_per_month"], "range": cost_range(r),
+        {"option": r["name"], "cost_per_month": r["cost_per_month"], "range": cost_range_text(r),
          "cost_per_call": None if r["cost_per_day"] is None else r["cost_per_day"] / calls,
          "cost_per_million_tokens": r["cost_per_million_tokens"], "kind": f"self-host · {r['mode']}",
          "replicas": r["replicas"], "flags": row_flags(r), "gpu_offer": offer_label(r), "basis": _self_host_basis(r)}
@@ -107,16 +108,6 @@ def options_table(result: dict[str, Any]) -> pd.DataFrame:
 
 def _self_host_basis(row: dict[str, Any]) -> str:
     return row["basis"] + (f" · {row['run_id']}" if row["run_id"] else "")
-
-
-def cost_range(row: dict[str, Any]) -> str:
-    """"$1,520–1,850" where the row carries ``cost_per_month_range`` ([p10, p90]), else empty; an end at which no
-    point would meet the SLO says so."""
-    span = row.get("cost_per_month_range")
-    if not span or span[0] is None:  # the optimistic end fails only where the estimate itself does
-        return ""
-    low, high = span
-    return f"${low:,.0f}–{'SLO missed at p90' if high is None else f'{high:,.0f}'}"
 
 
 def offer_label(row: dict[str, Any]) -> str:

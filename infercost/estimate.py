@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
@@ -212,6 +212,16 @@ def gpu_offer(spec: SelfHost, hardware: str, offers: Sequence[GpuPrice]) -> dict
     return {"id": offer.id, "gpu": offer.gpu, "provider": offer.provider, "kind": offer.kind,
             "price_per_hour": offer.price_per_hour, "source": offer.source, "as_of": offer.as_of.isoformat(),
             "age_days": age, "stale": age > STALE_PRICE_DAYS}  # fmt: skip
+
+
+def cost_range_text(row: Mapping[str, Any]) -> str:
+    """"$1,520–1,850" where a self-host row carries ``cost_per_month_range`` ([p10, p90]), else empty; an end at which
+    no point would meet the SLO says so. The page and the report show it beside the cost."""
+    span = row.get("cost_per_month_range")
+    if not span or span[0] is None:  # the optimistic end fails only where the estimate itself does
+        return ""
+    low, high = span
+    return f"${low:,.0f}–{'SLO missed at p90' if high is None else f'{high:,.0f}'}"
 
 
 def self_host_row(profile: Profile, spec: SelfHost, index: int, load_run: RunLoader | None,

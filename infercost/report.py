@@ -19,6 +19,7 @@ from typing import Any
 
 from infercost import __version__
 from infercost.errors import InputError
+from infercost.estimate import cost_range_text
 from infercost.scenarios import COMPARISON_COLUMNS, comparison_records
 
 Estimates = Mapping[str, Mapping[str, Any]]
@@ -38,7 +39,8 @@ API_COLUMNS = (
 )  # fmt: skip
 SELF_HOST_COLUMNS = (
     "name", "gpu", "mode", "basis", "basis_note", "run_id", "hardware", "throughput_source", "meets_slo", "replicas",
-    "gpu_hours_per_day", "cost_per_day", "cost_per_month", "cost_per_million_tokens",
+    "gpu_hours_per_day", "cost_per_day", "cost_per_month", "cost_per_month_p10_p90", "error_transfer",
+    "cost_per_million_tokens",
 )  # fmt: skip
 COMPARISON_SHOWN = (
     "scenario", "kind", "option", "cost_per_month", "cost_per_call", "cost_per_million_tokens", "fidelity", "basis",
@@ -46,9 +48,11 @@ COMPARISON_SHOWN = (
 HOW_TO_READ = (
     "Money is in US dollars. Tokenizer fidelity: exact is the model's own tokenizer, proxy a public tokenizer standing "
     "in for a private one, heuristic an estimate from characters. Self-host basis: measured (operating points "
-    "measured on the named hardware), fitted (a performance model fitted to measurements, for another token shape), "
-    "published (a vendor's or a third party's table, not measured here), roofline (a bound from the hardware's "
-    "specifications). Every attempt, retry and truncated call is billed in full."
+    "measured on the named hardware), fitted (the engine model calibrated on measurements, at another token shape), "
+    "published (a vendor's or a third party's table, not measured here), roofline (the engine model calibrated on "
+    "the nearest measured setup, moved to this hardware). A predicted cost comes with its P10–P90 range: the cost if "
+    "the prediction erred as the p10 and p90 of the error measured for its kind of transfer (error_transfer). "
+    "Every attempt, retry and truncated call is billed in full."
 )
 
 
@@ -130,7 +134,8 @@ def _scenario_blocks(name: str, estimate: Mapping[str, Any]) -> list[Block]:
     if estimate.get("api"):
         blocks += [Block("h3", "API models"), _table(API_COLUMNS, estimate["api"])]
     if estimate.get("self_host"):
-        blocks += [Block("h3", "Self-hosted"), _table(SELF_HOST_COLUMNS, estimate["self_host"])]
+        rows = [{**row, "cost_per_month_p10_p90": cost_range_text(row)} for row in estimate["self_host"]]
+        blocks += [Block("h3", "Self-hosted"), _table(SELF_HOST_COLUMNS, rows)]
     return [*blocks, Block("h3", "Warnings"), _warnings(estimate)]
 
 

@@ -180,6 +180,23 @@ def test_bad_sources_and_levels_are_one_line_and_exit_2(args, field):
 @pytest.mark.parametrize(("span", "text"), [([1520.2, 1850.0], "$1,520–1,850"), ([1520.2, None],
                                             "$1,520–SLO missed at p90"), (None, "")])  # fmt: skip
 def test_a_predicted_cost_reads_as_its_range(span, text):
-    from infercost.compare import cost_range
+    from infercost.estimate import cost_range_text
 
-    assert cost_range({"cost_per_month_range": span}) == text
+    assert cost_range_text({"cost_per_month_range": span}) == text
+
+
+def test_a_report_shows_a_predicted_cost_with_its_range_and_transfer(tmp_path):
+    profile = {"name": "bot", "calls_per_day": 2_000_000, "prompt_tokens": 1200, "output_tokens": 300,
+               "api_models": [], "self_host": [{"name": "8b", "gpu_price_per_hour": 2.5, "throughput": {"run": NIM_8B_FP8},
+                                               "slo": {"p95_ttft_ms": 2000, "p95_tpot_ms": 100}}]}  # fmt: skip
+    path = tmp_path / "profile.json"
+    path.write_text(json.dumps(profile))
+    result = cli("report", str(path), "--format", "markdown")
+    assert result.returncode == 0, result.stderr
+    header = next(line for line in result.stdout.splitlines() if "cost_per_month_p10_p90" in line)
+    row = result.stdout.splitlines()[result.stdout.splitlines().index(header) + 2]
+    cells = dict(zip([c.strip() for c in header.split("|")], [c.strip() for c in row.split("|")], strict=True))
+    assert cells["basis"] == "fitted" and cells["error_transfer"] == "shape"
+    low, high = (float(x.replace(",", "")) for x in cells["cost_per_month_p10_p90"].strip("$").split("–"))
+    cost = float(cells["cost_per_month"].replace(",", ""))
+    assert low <= cost <= high and low < high  # 2M calls/day: the error moves the replica count
