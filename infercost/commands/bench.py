@@ -38,11 +38,16 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
                         help="concurrency: closed loop; batch: fixed batches; rate: Poisson arrivals; single: 1 stream")
     parser.add_argument("--concurrency", default="1,5,20,50", help="levels: streams, batch sizes (comma-separated)")
     parser.add_argument("--rate", help="levels for --pattern rate: requests/s, comma-separated")
-    parser.add_argument("--input-tokens", type=int, default=128)
+    parser.add_argument("--input-tokens", default="128",
+                        help="prompt tokens; several (e.g. 128,1024,4096) measure every length at each level and fit "
+                             "TTFT against input length (prefill rate, fixed overhead)")
     parser.add_argument("--output-tokens", type=int, default=128)
     parser.add_argument("--mixed", metavar="SHORT:LONG:FRACTION", help="mixed input lengths, e.g. 128:2048:0.2")
     parser.add_argument("--requests", type=int, help="requests per level (default: a few rounds of the level)")
     parser.add_argument("--duration", type=seconds, help="seconds per level: stop sending after this long")
+    parser.add_argument("--windows", type=seconds, metavar="S",
+                        help="soak: summarise each level per window of S seconds (P50/P95 TTFT and TPOT, throughput, "
+                             "failures) and test it for drift; use with --duration, e.g. --duration 600 --windows 60")
     parser.add_argument("--warmup", type=int, help="warm-up requests per level, not measured (default: one per stream)")
     parser.add_argument("--repeats", type=int, default=1, help="repeat each level; the summary is the median")
     parser.add_argument("--timeout", type=seconds, default=60.0, help="seconds without a byte before a request fails")
@@ -101,6 +106,17 @@ def _extra_body(text: str | None) -> dict[str, Any]:
     return body
 
 
+def _input_lengths(text: str) -> list[int]:
+    """``"128"`` or ``"128,1024,4096"``: prompt lengths in tokens, each a whole number of at least 1."""
+    try:
+        lengths = [int(part) for part in str(text).split(",") if part.strip()]
+    except ValueError:
+        raise InputError("input_tokens", f"expected whole numbers separated by commas, got {text!r}") from None
+    if not lengths or min(lengths) < 1:
+        raise InputError("input_tokens", f"each length must be at least 1 token, got {text!r}")
+    return lengths
+
+
 def config_from_args(args: argparse.Namespace) -> SweepConfig:
     if not args.model:
         raise InputError("model", "required (a served model name, or random:<architecture> in process)")
@@ -113,8 +129,13 @@ def config_from_args(args: argparse.Namespace) -> SweepConfig:
     levels = parse_levels(args.rate, "rate") if args.pattern == "rate" and args.rate else parse_levels(args.concurrency)
     if args.pattern == "rate" and not args.rate:
         raise InputError("rate", "--pattern rate needs --rate, e.g. 1,2,4")
+    lengths = _input_lengths(args.input_tokens)
+    if args.windows is not None and args.duration is None and args.requests is None:
+        raise InputError("windows", "a soak needs --duration (seconds per level), e.g. --duration 600 --windows 60")
     return SweepConfig(backend=args.backend, options=options, pattern=args.pattern, levels=levels,
-                       input_tokens=args.input_tokens, output_tokens=args.output_tokens, mixed=_mixed(args.mixed),
+                       input_tokens=round(sum(lengths) / len(lengths)),
+                       input_lengths=lengths if len(lengths) > 1 else None, window_s=args.windows,
+                       output_tokens=args.output_tokens, mixed=_mixed(args.mixed),
                        requests=args.requests, duration_s=args.duration, warmup=args.warmup, repeats=args.repeats,
                        slo_ms=_slo(args.slo))
 

@@ -103,3 +103,32 @@ def combine_repeats(summaries: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         else:
             combined[key] = value
     return combined
+
+
+def ttft_by_input_length(records: Sequence[Any], input_lengths: Sequence[int]) -> dict[str, Any]:
+    """TTFT against input length, and the least-squares line through it: ``ttft_ms = overhead_ms + n_in / rate``.
+
+    A request's asked-for length is ``input_lengths[seq % len]`` (how the sweep builds them); x is the median of
+    the counted ``n_in`` of that group (a real tokenizer does not give exactly the asked-for count), y its median
+    TTFT (robust to the odd slow request). The slope is prefill time per token: ``prefill_tokens_per_s`` is its
+    inverse, the intercept the fixed overhead (network, scheduling, the first decode step)."""
+    groups: dict[int, list[Any]] = {}
+    for r in records:
+        if _get(r, "status") == "ok":
+            groups.setdefault(input_lengths[int(_get(r, "seq")) % len(input_lengths)], []).append(r)
+    points = [{"input_len": length, "n_in": float(np.median([int(_get(r, "n_in") or length) for r in group])),
+               "requests": len(group),
+               "p50_ttft_ms": float(np.median([(_get(r, "t_first") - _get(r, "t0")) * 1e3 for r in group])),
+               "p95_ttft_ms": float(np.percentile([(_get(r, "t_first") - _get(r, "t0")) * 1e3 for r in group], 95))}
+              for length, group in sorted(groups.items())]
+    out: dict[str, Any] = {"points": points, "prefill_tokens_per_s": None, "overhead_ms": None, "r2": None}
+    if len({p["n_in"] for p in points}) < 2:
+        return {**out, "reason": "needs completed requests at two or more input lengths"}
+    x = np.array([p["n_in"] for p in points])
+    y = np.array([p["p50_ttft_ms"] for p in points])
+    slope_ms, overhead_ms = np.polyfit(x, y, 1)
+    residual = y - (slope_ms * x + overhead_ms)
+    spread = float(((y - y.mean()) ** 2).sum())
+    return {**out, "prefill_tokens_per_s": 1e3 / slope_ms if slope_ms > 0 else None,
+            "ms_per_input_token": float(slope_ms), "overhead_ms": float(overhead_ms),
+            "r2": 1 - float((residual ** 2).sum()) / spread if spread > 0 else None}

@@ -73,6 +73,8 @@ class Script:
     hang_every: int = 0
     drop_every: int = 0
     stall_every: int = 0
+    degrade_per_s: float = 0.0  # TTFT and the token gap grow by this fraction per second since the server started
+    ttft_ms_per_input_token: float = 0.0  # prefill: TTFT = ttft_ms + this × the prompt's words
 
     def fault_for(self, n: int) -> str | None:
         if self.fault:
@@ -171,6 +173,7 @@ class ScriptedServer:
         self.stopping = False
         self.log_path = log
         self.entries: list[dict] = []  # written at exit: writing while streaming would delay the sends
+        self.t_started = _clock()
 
     # -- loop ---------------------------------------------------------------------------------------------------
     def serve_forever(self) -> None:
@@ -305,8 +308,10 @@ class ScriptedServer:
             return
         conn.busy = True
         usage = bool((request.get("stream_options") or {}).get("include_usage"))
+        slower = 1 + script.degrade_per_s * (t_recv - self.t_started)  # a server that slows down as it runs
+        ttft_ms = (script.ttft_ms + script.ttft_ms_per_input_token * len(words)) * slower
         stream = _Stream(conn, entry, chat, usage, n_out, max(1, script.tokens_per_chunk),
-                         t_recv + script.ttft_ms / 1e3, script.gap_us / 1e6, entry["fault"])
+                         t_recv + ttft_ms / 1e3, script.gap_us * slower / 1e6, entry["fault"])
         self._start_stream(stream, script)
         heapq.heappush(self.heap, (stream.due(), next(self.order), stream))
 

@@ -18,6 +18,7 @@ import random
 import sys
 import threading
 import time
+import urllib.parse
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
@@ -27,9 +28,11 @@ from typing import Any
 from infercost import store
 from infercost.errors import InputError
 from infercost.runner.backends import BACKENDS, BATCHED_BACKENDS, Backend, BackendOptions
-from infercost.runner.metrics import calculate_metrics, combine_repeats
+from infercost.runner.client_monitor import watching_client
+from infercost.runner.metrics import calculate_metrics, combine_repeats, ttft_by_input_length
 from infercost.runner.patterns import PATTERNS
 from infercost.runner.records import IN_FLIGHT, RequestRecord, RequestSpec
+from infercost.runner.soak import soak_summary
 from infercost.runner.writer import RecordWriter
 
 
@@ -50,6 +53,8 @@ class SweepConfig:
     repeats: int = 1
     seed: int = 0
     slo_ms: dict[str, float] = field(default_factory=dict)
+    window_s: float | None = None  # soak: summarise each level per window of this many seconds, and test for drift
+    input_lengths: list[int] | None = None  # input-length sweep: every level cycles through these prompt lengths
 
     def __post_init__(self) -> None:
         _check(self.backend in BACKENDS, "backend", f"{self.backend!r} is not one of {', '.join(BACKENDS)}")
@@ -66,6 +71,11 @@ class SweepConfig:
         _check(self.requests is None or self.requests >= 1, "requests", "must be at least 1")
         _check(self.duration_s is None or self.duration_s > 0, "duration", "must be positive")
         _check(self.warmup is None or self.warmup >= 0, "warmup", "must be 0 or more")
+        _check(self.window_s is None or self.window_s > 0, "windows", "must be positive (seconds per window)")
+        if self.input_lengths is not None:
+            _check(len(self.input_lengths) >= 1 and all(int(n) == n >= 1 for n in self.input_lengths),
+                   "input_tokens", "lengths must be whole numbers of at least 1")
+            _check(self.mixed is None, "mixed", "give either --mixed or several --input-tokens, not both")
         if self.mixed is not None:
             short, long, fraction = self.mixed
             _check(1 <= short and 1 <= long and 0 <= fraction <= 1, "mixed",
@@ -144,7 +154,9 @@ def spec_for(config: SweepConfig, backend: Backend, idx: int, repeat: int, seq: 
     """The same (level, repeat, seq) always gives the same request, so a resumed sweep re-sends what was lost."""
     seed = request_seed(config, idx, repeat, seq, phase)
     n_in = config.input_tokens
-    if config.mixed is not None:
+    if config.input_lengths:  # each length in turn, so every length is measured all through the level
+        n_in = config.input_lengths[seq % len(config.input_lengths)]
+    elif config.mixed is not None:
         short, long, fraction = config.mixed
         n_in = long if random.Random(seed).random() < fraction else short
     return RequestSpec(seq=seq, prompt=backend.make_prompt(n_in, seed), input_len=n_in, output_len=config.output_tokens)
@@ -231,11 +243,13 @@ class Sweep:
         stop = lambda: self.cancel.is_set() or time.perf_counter() >= deadline  # noqa: E731
         specs = _specs(self.config, self.backend, idx, repeat, _pending_seqs(total, stored), "measure")
         announced = _Announced(self.backend, self._announcer(idx, repeat))
+        client: dict[str, Any] = {}
         with quiet_interpreter():
-            await pattern(announced, load, specs, stop, self._recorder(idx, repeat, "measure"))
+            async with watching_client(client, gpu=_server_is_local(self.config.options.base_url)):
+                await pattern(announced, load, specs, stop, self._recorder(idx, repeat, "measure"))
         self.writer.flush()
         if not self.cancel.is_set():
-            summary = summarise_level(self.db, self.run_id, self.config, idx, repeat, load)
+            summary = summarise_level(self.db, self.run_id, self.config, idx, repeat, load, client=client)
             extras = getattr(self.backend, "level_extras", None)  # the in-process backend adds its roofline
             if extras is not None:
                 summary.update(extras(summary, load, self.config.input_tokens, self.config.output_tokens))
@@ -304,11 +318,20 @@ class _Announced:
         return await self.backend.send_batch(specs)
 
 
-def summarise_level(db, run_id: str, config: SweepConfig, idx: int, repeat: int, load: float) -> dict[str, Any]:
-    """calculate_metrics over the stored records, plus what the level was; stored as the level's summary."""
+def summarise_level(db, run_id: str, config: SweepConfig, idx: int, repeat: int, load: float, *,
+                    client: dict[str, Any] | None = None) -> dict[str, Any]:
+    """calculate_metrics over the stored records, plus what the level was (and, in a soak or input-length sweep,
+    its windows and drift or its prefill fit; the client's own load where it was watched); stored as the summary."""
     records = store.get_requests(db, run_id, idx, repeat)
     run = store.get_run(db, run_id)
     summary = calculate_metrics(records, slo_ms=config.slo_ms or None)
+    if config.window_s:
+        summary.update(soak_summary(records, config.window_s))
+    if config.input_lengths and len(config.input_lengths) > 1:
+        summary["input_lengths"] = list(config.input_lengths)
+        summary["input_sweep"] = ttft_by_input_length(records, config.input_lengths)
+    if client:
+        summary["client"] = client
     key = "rate" if config.pattern == "rate" else ("batch_size" if config.pattern == "batch" else "concurrency")
     summary.update({key: load, "pattern": config.pattern, "input_len": config.input_tokens,
                     "output_len": config.output_tokens, "backend": config.backend, "model": config.options.model,
@@ -317,6 +340,14 @@ def summarise_level(db, run_id: str, config: SweepConfig, idx: int, repeat: int,
         summary.setdefault("concurrency", load if key == "batch_size" else None)
     store.finish_level(db, run_id, idx, repeat, summary)
     return summary
+
+
+def _server_is_local(base_url: str | None) -> bool:
+    """NVML sees this machine's GPUs: worth sampling only when the server runs here (or in process)."""
+    if not base_url:
+        return True
+    host = (urllib.parse.urlsplit(base_url).hostname or "").lower()
+    return host in ("127.0.0.1", "localhost", "::1")
 
 
 def _hardware_name(hardware: dict[str, Any]) -> str | None:
