@@ -49,6 +49,9 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
                         help="soak: summarise each level per window of S seconds (P50/P95 TTFT and TPOT, throughput, "
                              "failures) and test it for drift; use with --duration, e.g. --duration 600 --windows 60")
     parser.add_argument("--warmup", type=int, help="warm-up requests per level, not measured (default: one per stream)")
+    parser.add_argument("--consistency", type=int, metavar="N",
+                        help="after each level, send one prompt N times at temperature 0 at the level's concurrency "
+                             "and report identical outputs and token-level agreement")
     parser.add_argument("--repeats", type=int, default=1, help="repeat each level; the summary is the median")
     parser.add_argument("--timeout", type=seconds, default=60.0, help="seconds without a byte before a request fails")
     parser.add_argument("--request-timeout", type=seconds, metavar="S",
@@ -135,6 +138,7 @@ def config_from_args(args: argparse.Namespace) -> SweepConfig:
     return SweepConfig(backend=args.backend, options=options, pattern=args.pattern, levels=levels,
                        input_tokens=round(sum(lengths) / len(lengths)),
                        input_lengths=lengths if len(lengths) > 1 else None, window_s=args.windows,
+                       consistency=args.consistency,
                        output_tokens=args.output_tokens, mixed=_mixed(args.mixed),
                        requests=args.requests, duration_s=args.duration, warmup=args.warmup, repeats=args.repeats,
                        slo_ms=_slo(args.slo))

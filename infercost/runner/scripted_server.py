@@ -75,6 +75,8 @@ class Script:
     stall_every: int = 0
     degrade_per_s: float = 0.0  # TTFT and the token gap grow by this fraction per second since the server started
     ttft_ms_per_input_token: float = 0.0  # prefill: TTFT = ttft_ms + this × the prompt's words
+    vary_when_busy: int = 0  # a request arriving with this many streams already running (0: never) gets an output
+    # of its own from half way on, as batched kernels can change a greedy output under load
 
     def fault_for(self, n: int) -> str | None:
         if self.fault:
@@ -105,6 +107,7 @@ class _Stream:
     template: bytes = b""  # one HTTP chunk holding one SSE event, with %x (size) and %s (the tokens' text)
     chunked: bool = True  # False: the body ends when the connection closes (no framing)
     usage_obj: object = None  # what the usage event says, when a fault replaces it
+    word: str = "t"  # the tokens' stem: " t0 t1 ..."; a varied output switches to its own stem half way
 
     def due(self) -> float:
         return self.t_first + self.chunk * self.per_chunk * self.gap_s
@@ -312,6 +315,8 @@ class ScriptedServer:
         ttft_ms = (script.ttft_ms + script.ttft_ms_per_input_token * len(words)) * slower
         stream = _Stream(conn, entry, chat, usage, n_out, max(1, script.tokens_per_chunk),
                          t_recv + ttft_ms / 1e3, script.gap_us * slower / 1e6, entry["fault"])
+        if script.vary_when_busy and len(self.heap) >= script.vary_when_busy:
+            stream.word = f"v{self.requests}_"
         self._start_stream(stream, script)
         heapq.heappush(self.heap, (stream.due(), next(self.order), stream))
 
@@ -358,7 +363,8 @@ class ScriptedServer:
         if stream.fault in _BAD_TOKEN_EVENTS and stream.chunk == max(1, stream.n_out // stream.per_chunk // 2):
             self._write(stream.conn, stream.frame(_BAD_TOKEN_EVENTS[stream.fault]))
         k = min(stream.per_chunk, stream.n_out - stream.sent_tokens)
-        text = "".join([f" t{stream.sent_tokens + i}" for i in range(k)]).encode()
+        word = stream.word if stream.sent_tokens >= stream.n_out // 2 else "t"
+        text = "".join([f" {word}{stream.sent_tokens + i}" for i in range(k)]).encode()
         if stream.chunked:
             data = stream.template % (stream.fixed_len + len(text), text)
         else:

@@ -29,6 +29,7 @@ from infercost import store
 from infercost.errors import InputError
 from infercost.runner.backends import BACKENDS, BATCHED_BACKENDS, Backend, BackendOptions
 from infercost.runner.client_monitor import watching_client
+from infercost.runner.consistency import agreement, same_prompt_outputs
 from infercost.runner.metrics import calculate_metrics, combine_repeats, ttft_by_input_length
 from infercost.runner.patterns import PATTERNS
 from infercost.runner.records import IN_FLIGHT, RequestRecord, RequestSpec
@@ -55,6 +56,7 @@ class SweepConfig:
     slo_ms: dict[str, float] = field(default_factory=dict)
     window_s: float | None = None  # soak: summarise each level per window of this many seconds, and test for drift
     input_lengths: list[int] | None = None  # input-length sweep: every level cycles through these prompt lengths
+    consistency: int | None = None  # after each level: the same prompt this many times at temperature 0, compared
 
     def __post_init__(self) -> None:
         _check(self.backend in BACKENDS, "backend", f"{self.backend!r} is not one of {', '.join(BACKENDS)}")
@@ -71,6 +73,7 @@ class SweepConfig:
         _check(self.requests is None or self.requests >= 1, "requests", "must be at least 1")
         _check(self.duration_s is None or self.duration_s > 0, "duration", "must be positive")
         _check(self.warmup is None or self.warmup >= 0, "warmup", "must be 0 or more")
+        _check(self.consistency is None or self.consistency >= 2, "consistency", "needs at least 2 requests")
         _check(self.window_s is None or self.window_s > 0, "windows", "must be positive (seconds per window)")
         if self.input_lengths is not None:
             _check(len(self.input_lengths) >= 1 and all(int(n) == n >= 1 for n in self.input_lengths),
@@ -248,12 +251,25 @@ class Sweep:
             async with watching_client(client, gpu=_server_is_local(self.config.options.base_url)):
                 await pattern(announced, load, specs, stop, self._recorder(idx, repeat, "measure"))
         self.writer.flush()
+        observed: dict[str, Any] = {"client": client}
+        if self.config.consistency and not self.cancel.is_set():
+            observed["consistency"] = await self._consistency(idx, load)
         if not self.cancel.is_set():
-            summary = summarise_level(self.db, self.run_id, self.config, idx, repeat, load, client=client)
+            summary = summarise_level(self.db, self.run_id, self.config, idx, repeat, load, observed=observed)
             extras = getattr(self.backend, "level_extras", None)  # the in-process backend adds its roofline
             if extras is not None:
                 summary.update(extras(summary, load, self.config.input_tokens, self.config.output_tokens))
                 store.finish_level(self.db, self.run_id, idx, repeat, summary)
+
+    async def _consistency(self, idx: int, load: float) -> dict[str, Any]:
+        """The same prompt ``consistency`` times at the level's concurrency (not stored as measurements)."""
+        if not hasattr(self.backend, "send_for_text"):
+            return {"status": f"skipped: the {self.config.backend} backend does not return output text"}
+        self.progress.phase = "consistency"
+        self.progress.changed()
+        spec = spec_for(self.config, self.backend, idx, 0, 0, "consistency")
+        outputs = await same_prompt_outputs(self.backend, spec, self.config.consistency, max(1, int(load)))
+        return agreement(outputs)
 
     async def _warm_up(self, pattern, idx: int, repeat: int, load: float, resumed: bool) -> None:
         """Warm-up requests, once per level: a resumed level only opens its connections again."""
@@ -319,9 +335,10 @@ class _Announced:
 
 
 def summarise_level(db, run_id: str, config: SweepConfig, idx: int, repeat: int, load: float, *,
-                    client: dict[str, Any] | None = None) -> dict[str, Any]:
+                    observed: dict[str, Any] | None = None) -> dict[str, Any]:
     """calculate_metrics over the stored records, plus what the level was (and, in a soak or input-length sweep,
-    its windows and drift or its prefill fit; the client's own load where it was watched); stored as the summary."""
+    its windows and drift or its prefill fit; ``observed``: what was seen beside the records, such as the client's
+    own load and the consistency check); stored as the level's summary."""
     records = store.get_requests(db, run_id, idx, repeat)
     run = store.get_run(db, run_id)
     summary = calculate_metrics(records, slo_ms=config.slo_ms or None)
@@ -330,8 +347,7 @@ def summarise_level(db, run_id: str, config: SweepConfig, idx: int, repeat: int,
     if config.input_lengths and len(config.input_lengths) > 1:
         summary["input_lengths"] = list(config.input_lengths)
         summary["input_sweep"] = ttft_by_input_length(records, config.input_lengths)
-    if client:
-        summary["client"] = client
+    summary.update(observed or {})
     key = "rate" if config.pattern == "rate" else ("batch_size" if config.pattern == "batch" else "concurrency")
     summary.update({key: load, "pattern": config.pattern, "input_len": config.input_tokens,
                     "output_len": config.output_tokens, "backend": config.backend, "model": config.options.model,

@@ -103,13 +103,28 @@ class OpenAIBackend:
         return json.dumps(body).encode()
 
     async def send(self, spec: RequestSpec) -> RequestRecord:
+        return (await self._exchange(spec))[0]
+
+    async def send_for_text(self, spec: RequestSpec) -> tuple[RequestRecord, list[str] | None]:
+        """The record and the output as the stream's pieces (one per token-bearing event), for consistency checks;
+        None when the request failed. Not for measured requests: decoding every event costs the hot path time."""
+        record, sink = await self._exchange(spec)
+        if not record.ok:
+            return record, None
+        try:
+            return record, [_text([data], self.chat) for data in sink.tokens]
+        except BadResponse:
+            return record, None
+
+    async def _exchange(self, spec: RequestSpec) -> tuple[RequestRecord, StreamSink]:
         sink = StreamSink()
         response = await self.client.request(
             "POST", PATHS[self.options.api], self.body(spec), self.headers, sink,
             total_timeout=self.options.request_deadline_s(spec.output_len),
             max_body=MAX_BODY_BASE_BYTES + MAX_BODY_PER_TOKEN_BYTES * spec.output_len)
-        return parse_response(response, sink, spec, chat=self.chat, count_tokens=self.count_tokens,
-                              forced=self.options.force_output)
+        record = parse_response(response, sink, spec, chat=self.chat, count_tokens=self.count_tokens,
+                                forced=self.options.force_output)
+        return record, sink
 
     async def send_batch(self, specs: list[RequestSpec]) -> list[RequestRecord]:
         return list(await asyncio.gather(*(self.send(spec) for spec in specs)))
