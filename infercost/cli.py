@@ -19,6 +19,7 @@ from infercost.commands import (
     app,
     batch,
     bench,
+    diagnose,
     estimate,
     prices,
     report,
@@ -31,7 +32,8 @@ from infercost.commands import (
 )
 from infercost.errors import InputError
 
-COMMANDS = (prices, estimate, throughput, app, serve, tokenizers, tokens, bench, runs, scenarios, report, batch)
+COMMANDS = (prices, estimate, throughput, app, serve, tokenizers, tokens, bench, runs, diagnose, scenarios, report,
+            batch)
 
 
 class OneLineParser(argparse.ArgumentParser):
