@@ -108,6 +108,7 @@ def stored_runs() -> None:
     if chosen:
         plots(pd.DataFrame(comparison_rows(None, chosen)))
         engine_model(chosen)
+        diagnosis_panel(chosen)
 
 
 def engine_model(chosen: list[str]) -> None:
@@ -157,6 +158,51 @@ def plots(frame: pd.DataFrame) -> None:
                                 title=f"{metric.upper()} percentiles against concurrency",
                                 labels={"load": "concurrency"}), key=f"plot_{metric}")
     show_table(frame, hide_index=True)
+
+
+# -- Diagnosis and soak (issue 12) ---------------------------------------------------------------------------------
+
+
+def diagnosis_panel(chosen: list[str]) -> None:
+    """``diagnose`` for one run, step by step in the article's order, and its latency over time if it was soaked."""
+    from infercost.runner.diagnose import diagnose_run
+    from infercost.runner.sweep import run_summary
+
+    st.subheader("Diagnosis")
+    left, right = st.columns(2)
+    run_id = left.selectbox("Run", chosen, key="diagnose_run")
+    against = right.text_input("Against a claim or run (optional)", key="diagnose_against",
+                               help="a published:/measured: id, or another run id").strip()
+    try:
+        report = diagnose_run(None, run_id, against or None)
+    except InputError as error:
+        st.error(f"Please check **{error.field}**: {error.reason}", icon="⚠️")
+        return
+    for number, step in enumerate(report["steps"], 1):
+        st.markdown(f"**{number}. {step['title']}**")
+        st.markdown("\n".join([f"- {note}" for note in step["found"]]
+                               + [f"- *could not check:* {note}" for note in step["could_not_check"]]))
+    latency_over_time(run_summary(None, run_id)["levels"])
+
+
+def latency_over_time(levels: list[dict]) -> None:
+    """P50/P95 TPOT and TTFT per window, one line per level, with each level's drift verdict."""
+    rows = [{"load": f"load {level.get('concurrency') or level.get('batch_size') or level.get('rate'):g}",
+             "t_s": (w["t_start_s"] + w["t_end_s"]) / 2, **{k: w[k] for k in ("p50_tpot_ms", "p95_tpot_ms",
+                                                                            "p50_ttft_ms", "p95_ttft_ms")}}
+            for level in levels for w in level.get("over_time") or []]
+    if not rows:
+        st.caption("Not a soak run: bench with --duration and --windows to see latency over time.")
+        return
+    frame = pd.DataFrame(rows)
+    for metric in ("tpot", "ttft"):
+        long = frame.melt(id_vars=["load", "t_s"], value_vars=[f"p50_{metric}_ms", f"p95_{metric}_ms"],
+                          var_name="percentile", value_name="ms")
+        st.plotly_chart(px.line(long, x="t_s", y="ms", color="load", line_dash="percentile", markers=True,
+                                labels={"t_s": "seconds into the level"},
+                                title=f"{metric.upper()} over time"), key=f"plot_over_time_{metric}")
+    verdicts = [{"load": level.get("concurrency"), **level["drift"]} for level in levels if level.get("drift")]
+    show_table(pd.DataFrame(verdicts), hide_index=True)
 
 
 st.title("Benchmark")
