@@ -45,6 +45,14 @@ def client_verdict(cpu_s: float, wall_s: float, lags_s: list[float]) -> dict[str
             "client_bound": bool(reasons), "reasons": reasons}
 
 
+def energy_kwh_per_mtok(mean_power_w: float, duration_s: float, output_tokens: int) -> float | None:
+    """Measured energy per million output tokens: the GPUs' whole board power (idle draw included, as the
+    electricity bill sees it) over the level's duration, divided by the tokens it produced."""
+    if output_tokens <= 0 or duration_s <= 0:
+        return None
+    return mean_power_w * duration_s / 3.6e6 / output_tokens * 1e6
+
+
 class GpuSampler:
     """Utilisation, memory and power of every local NVIDIA GPU, sampled on a thread; "no GPU: skipped" otherwise."""
 

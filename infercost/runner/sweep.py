@@ -28,7 +28,7 @@ from typing import Any
 from infercost import store
 from infercost.errors import InputError
 from infercost.runner.backends import BACKENDS, BATCHED_BACKENDS, Backend, BackendOptions
-from infercost.runner.client_monitor import watching_client
+from infercost.runner.client_monitor import energy_kwh_per_mtok, watching_client
 from infercost.runner.consistency import agreement, same_prompt_outputs
 from infercost.runner.metrics import calculate_metrics, combine_repeats, ttft_by_input_length
 from infercost.runner.patterns import PATTERNS
@@ -348,6 +348,10 @@ def summarise_level(db, run_id: str, config: SweepConfig, idx: int, repeat: int,
         summary["input_lengths"] = list(config.input_lengths)
         summary["input_sweep"] = ttft_by_input_length(records, config.input_lengths)
     summary.update(observed or {})
+    gpu = (summary.get("client") or {}).get("gpu") or {}
+    if gpu.get("mean_power_w"):
+        summary["energy_kwh_per_mtok"] = energy_kwh_per_mtok(gpu["mean_power_w"], summary["duration"],
+                                                             summary["total_output_tokens"])
     key = "rate" if config.pattern == "rate" else ("batch_size" if config.pattern == "batch" else "concurrency")
     summary.update({key: load, "pattern": config.pattern, "input_len": config.input_tokens,
                     "output_len": config.output_tokens, "backend": config.backend, "model": config.options.model,

@@ -6,6 +6,8 @@ import importlib.util
 import threading
 from pathlib import Path
 
+import pytest
+
 from infercost.runner.client_monitor import client_verdict
 from infercost.runner.sweep import run_summary, run_sweep
 
@@ -52,3 +54,11 @@ def test_a_calm_client_is_not_flagged_and_gpu_sampling_says_why_it_skipped(scrip
     assert not client["client_bound"], client["reasons"]
     if importlib.util.find_spec("pynvml") is None:
         assert client["gpu"]["status"].startswith("no GPU: skipped")
+
+
+def test_energy_per_million_tokens() -> None:
+    from infercost.runner.client_monitor import energy_kwh_per_mtok
+
+    # 700 W for an hour is 0.7 kWh; over 3.5 million tokens, 0.2 kWh a million
+    assert energy_kwh_per_mtok(700, 3600, 3_500_000) == pytest.approx(0.2)
+    assert energy_kwh_per_mtok(700, 3600, 0) is None
