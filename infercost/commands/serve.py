@@ -25,7 +25,8 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
                         help="random:<architecture> (e.g. random:tiny-llama), a model directory, or a Hub id")
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
     parser.add_argument("--port", type=int, default=8000, help="port (0 picks a free one; the URL goes to stderr)")
-    parser.add_argument("--dtype", default="auto", help="auto (bf16 on CUDA, float32 on CPU), float32, float16, bfloat16")
+    parser.add_argument("--dtype", default="auto",
+                        help="auto (bf16 on CUDA, float32 on CPU), float32, float16, bfloat16")  # fmt: skip
     parser.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N")
     parser.add_argument("--max-batch", type=int, default=32,
                         help="most requests decoded together in one static batch (1 serialises them)")
