@@ -35,14 +35,14 @@ from infercost.performance.engine import ENGINE_PRESETS, kv_capacity_tokens
 from infercost.performance.expected_error import expected_error, stored_calibrations
 from infercost.performance.profiles import (
     ThroughputProfile,
-    _shape,
-    _weights_dtype,
     closed_loop_profiles,
     engine_hardware,
     engine_setup,
     find_profile,
+    model_shape,
     observations,
     validation_tables,
+    weights_dtype,
 )
 from infercost.performance.validation import Table
 
@@ -162,7 +162,7 @@ def _reference(model: str, gpu: str, dtype: str) -> ThroughputProfile | None:
     same_width = {"float16": "bfloat16", "bfloat16": "float16"}
 
     def nearness(p: ThroughputProfile) -> tuple[bool, bool, bool]:
-        width = _weights_dtype(p.dtype)
+        width = weights_dtype(p.dtype)
         return (width not in (dtype, same_width.get(dtype)), p.hardware.lower() != gpu.lower(), p.basis != "measured")
 
     usable = [p for p in candidates if _usable(p)]
@@ -186,7 +186,7 @@ def parse_roofline(source: str) -> tuple[str, str, int, str]:
     gpus = int(match["gpus"])
     if not 1 <= gpus <= 64:
         raise InputError("source", f"GPU count must be 1 to 64, got {gpus}")
-    return match["model"], match["gpu"], gpus, _weights_dtype(match["dtype"] or "bf16")
+    return match["model"], match["gpu"], gpus, weights_dtype(match["dtype"] or "bf16")
 
 
 def predict_roofline(
@@ -196,19 +196,19 @@ def predict_roofline(
     """A setup nobody measured: the nearest calibration moved to these GPUs; concurrencies whose KV caches do
     not fit are left out."""
     _check_shape(input_len, output_len)
-    dtype = _weights_dtype(dtype)
+    dtype = weights_dtype(dtype)
     hardware = engine_hardware(gpu, gpus, dtype)
     reference = _reference(model, gpu, dtype)
     spec = f"roofline:{model}@{gpus}x{hardware.gpu}:{dtype}"
     if reference is not None:
         reference_setup, calibration, _ = calibrate_profile(reference)
         setup = reference_setup.on(hardware)
-        setup = Setup(_shape(model), hardware, dtype, setup.engine, "fp8" if dtype in ("fp8", "fp4") else None)
+        setup = Setup(model_shape(model), hardware, dtype, setup.engine, "fp8" if dtype in ("fp8", "fp4") else None)
         notes = [f"engine model calibrated on {reference.id} ({reference.hardware}, {reference.dtype}), moved to "
                  f"{gpus}x {hardware.gpu}: bandwidth, compute and KV-cache capacity from the datasheet"]  # fmt: skip
         transfer, error = "gpu", expected_error("gpu")
     else:
-        setup = Setup(_shape(model), hardware, dtype, ENGINE_PRESETS["vllm"],
+        setup = Setup(model_shape(model), hardware, dtype, ENGINE_PRESETS["vllm"],
                       "fp8" if dtype in ("fp8", "fp4") else None)  # fmt: skip
         calibration = Calibration(PRIOR, 0)
         notes = ["no measured or published profile of this model to calibrate on: the engine model's priors "

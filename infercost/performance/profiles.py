@@ -189,7 +189,7 @@ def find_profile(profile_id: str, db_path: str | Path | None = None) -> Throughp
         db.close()
 
 
-def _shape(model: str) -> ModelShape:
+def model_shape(model: str) -> ModelShape:
     found = find_architecture(model)
     if found is None:
         raise InputError("model", f"unknown architecture {model!r}; known: {', '.join(ARCHITECTURES)}")
@@ -210,7 +210,7 @@ def engine_hardware(gpu: str, gpus: int, dtype: str) -> EngineHardware:
     raise InputError("gpu", f"no datasheet for {gpu!r}; known: {known}")
 
 
-def _weights_dtype(dtype: str) -> str:
+def weights_dtype(dtype: str) -> str:
     lowered = dtype.lower()
     return "bfloat16" if lowered in ("", "auto", "bf16", "bfloat16") else DTYPE_ALIASES.get(lowered, lowered)
 
@@ -218,11 +218,11 @@ def _weights_dtype(dtype: str) -> str:
 def engine_setup(profile: ThroughputProfile) -> Setup:
     """What the engine model needs to simulate a profile's setup: the model's shape, the GPUs, the dtype (an FP8
     model keeps an FP8 KV cache, as NIM and TensorRT-LLM ship it) and the engine's scheduling defaults."""
-    dtype = _weights_dtype(profile.dtype)
+    dtype = weights_dtype(profile.dtype)
     if dtype not in DTYPE_BYTES:
         raise InputError("dtype", f"unknown dtype {profile.dtype!r}; known: {', '.join(DTYPE_BYTES)}")
     _, config = engine_preset(profile.engine)
-    return Setup(_shape(profile.model), engine_hardware(profile.hardware, profile.gpus_per_replica or 1, dtype),
+    return Setup(model_shape(profile.model), engine_hardware(profile.hardware, profile.gpus_per_replica or 1, dtype),
                  dtype, config, kv_dtype="fp8" if dtype in ("fp8", "fp4") else None)  # fmt: skip
 
 
