@@ -36,3 +36,11 @@ def test_a_bill_equal_to_the_band_edge_lies_inside_the_band():
         bill = verdict.split("($")[1].split(")")[0]
         if shown["P10 per month"] == f"${bill}" or shown["P90 per month"] == f"${bill}":
             assert "lies inside" in verdict, (option, verdict, shown)
+
+
+def test_the_largest_volume_the_form_takes_draws_its_cost_curves():
+    # Regression: the curves ran to 100x today's volume, past the 1e12 calls/day a workload may have: a traceback.
+    at = compare_with(calls_per_day=10**12, cmp_tab="Against volume (break-even)")
+    assert not at.exception, at.exception
+    assert [chart.key for chart in at.get("plotly_chart")] == ["cmp_curves"]
+
