@@ -44,3 +44,9 @@ def test_the_largest_volume_the_form_takes_draws_its_cost_curves():
     assert not at.exception, at.exception
     assert [chart.key for chart in at.get("plotly_chart")] == ["cmp_curves"]
 
+
+def test_a_speed_claim_against_zero_output_tokens_is_a_message():
+    # Regression: the claim's cost readings raised "a throughput claim needs output tokens per call > 0" uncaught.
+    at = compare_with(output_tokens=0, cmp_tab="Check a speed claim")
+    assert not at.exception, at.exception
+    assert any("output_tokens" in e.value for e in at.error)

@@ -284,7 +284,11 @@ with claims:
             claim_offer = cheapest_offer(chosen_profile.hardware)
             spec = setup_spec("claim", {"run": chosen}, claim_offer.price_per_hour if claim_offer else 2.5, common,
                               gpu=chosen_profile.hardware, offer=claim_offer)  # fmt: skip
-            readings = claim_readings_frame(profile_json, json.dumps(spec), claim)
+            try:
+                readings = claim_readings_frame(profile_json, json.dumps(spec), claim)
+            except InputError as error:  # a claim in tokens/s says nothing about calls that make no tokens
+                show_input_error(error)
+                st.stop()
             rented = offer_choice(claim_offer) if claim_offer else "US$2.50/GPU-hour (no catalog offer)"
             st.markdown(f"What this workload needs on *{chosen_profile.name}*, rented at {rented}:")
             st.dataframe(readings, hide_index=True, key="cmp_claim_readings", width="stretch", column_config={
