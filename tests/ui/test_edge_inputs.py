@@ -50,3 +50,11 @@ def test_a_speed_claim_against_zero_output_tokens_is_a_message():
     at = compare_with(output_tokens=0, cmp_tab="Check a speed claim")
     assert not at.exception, at.exception
     assert any("output_tokens" in e.value for e in at.error)
+
+
+def test_the_batch_form_offers_an_upload_before_planning():
+    # Regression: the uploader was drawn only while "Plan the budget" ran, so "Upload" showed no way to upload.
+    at = AppTest.from_file(str(PAGES / "batch.py"), default_timeout=120).run()
+    assert not at.exception, at.exception
+    assert at.radio(key="source").value == "Upload"
+    assert len(at.get("file_uploader")) == 1
