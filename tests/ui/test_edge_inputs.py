@@ -58,3 +58,22 @@ def test_the_batch_form_offers_an_upload_before_planning():
     assert not at.exception, at.exception
     assert at.radio(key="source").value == "Upload"
     assert len(at.get("file_uploader")) == 1
+
+
+APP = str(PAGES.parents[2] / "app.py")
+
+
+def test_benchmark_form_and_the_workload_and_batch_forms_keep_their_own_values():
+    # Regression: the Benchmark form shared widget keys with the workload ("output_tokens") and the batch form
+    # ("concurrency", "model", "base_url"): a benchmark's 32 output tokens became the bill's, and the batch page
+    # raised a TypeError on the benchmark's "1,5,20,50".
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    at.switch_page("infercost/ui/pages/benchmark.py").run()
+    benchmark_output = next(n for n in at.number_input if n.label == "Output tokens")
+    benchmark_output.set_value(32).run()
+    at.switch_page("infercost/ui/pages/batch.py").run()
+    assert not at.exception, at.exception
+    assert next(n for n in at.number_input if n.label == "Concurrency").value == 16
+    at.switch_page("infercost/ui/pages/bill.py").run()
+    assert not at.exception, at.exception
+    assert at.number_input(key="output_tokens").value == 300
