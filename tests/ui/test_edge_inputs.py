@@ -77,3 +77,23 @@ def test_benchmark_form_and_the_workload_and_batch_forms_keep_their_own_values()
     at.switch_page("infercost/ui/pages/bill.py").run()
     assert not at.exception, at.exception
     assert at.number_input(key="output_tokens").value == 300
+
+
+PIXELS = {"small": 75, "medium": 200, "large": 400}  # Streamlit's fixed column widths
+MONEY_SHOWN = {"cost_per_month": "${:,.2f}", "cost_per_call": "${:.5f}", "cost_per_million_tokens": "${:.3f}",
+               "range": "{}"}  # fmt: skip
+
+
+def test_the_money_columns_of_the_options_table_fit_their_values():
+    # Regression: at 1400 px the P10–P90 column showed "$1,937–3,87…" and large monthly bills were cut: the money
+    # columns had the narrowest fixed width (and an unset width is sized from the first rows only). ~7 px a character
+    # at the table's font, plus the cell's padding.
+    import json
+
+    at = compare_with(calls_per_day=3_000_000)
+    frame = next(frame for frame in at.dataframe if "kind" in frame.value.columns)
+    config = json.loads(frame.proto.columns)
+    for column, shown in MONEY_SHOWN.items():  # an unset width is sized from the first rows only: not enough
+        width = PIXELS.get(config[column].get("width"), config[column].get("width"))
+        longest = max(len(shown.format(v)) for v in frame.value[column].dropna())
+        assert width is not None and longest * 7 + 16 <= width, (column, longest, width)

@@ -35,7 +35,7 @@ from infercost.ui.cached import (
     throughput_profiles,
     tornado_bars,
 )
-from infercost.ui.format import colour_map, cost_bars, show_table
+from infercost.ui.format import colour_map, cost_bars, show_table, text_width_px
 from infercost.ui.prediction import show_prediction
 from infercost.ui.setups import (
     DEFAULT_SLO,
@@ -165,10 +165,15 @@ if not priced.empty:
     st.caption(f"{best['option']} ({best['kind']}, basis: {best['basis']})")
 st.dataframe(table, hide_index=True, key="options_table", width="stretch", column_config={
     "option": st.column_config.TextColumn("option", width="medium"),
-    "cost_per_month": st.column_config.NumberColumn("US$/month", format="dollar", width="small"),
-    "range": st.column_config.TextColumn("P10–P90", width="small", help="The cost's range where the estimate has one"),
-    "cost_per_call": st.column_config.NumberColumn("US$/call", format="$%.5f", width="small"),
-    "cost_per_million_tokens": st.column_config.NumberColumn("US$/1M tok", format="$%.3f", width="small"),
+    # money columns as wide as their longest value (a fixed "small" cut "$1,937–3,874" and six-figure bills)
+    "cost_per_month": st.column_config.NumberColumn("US$/month", format="dollar", width=text_width_px(
+        f"${value:,.2f}" for value in table["cost_per_month"].dropna())),
+    "range": st.column_config.TextColumn("P10–P90", width=text_width_px(table["range"]),
+                                         help="The cost's range where the estimate has one"),
+    "cost_per_call": st.column_config.NumberColumn("US$/call", format="$%.5f", width=text_width_px(
+        f"${value:.5f}" for value in table["cost_per_call"].dropna())),
+    "cost_per_million_tokens": st.column_config.NumberColumn("US$/1M tok", format="$%.3f", width=text_width_px(
+        f"${value:.3f}" for value in table["cost_per_million_tokens"].dropna())),
     "kind": st.column_config.TextColumn("kind", width="small"),
     "replicas": st.column_config.NumberColumn("replicas", width="small"),
     "flags": st.column_config.TextColumn("⚠ check", width="medium", help="What decides whether to trust the row"),
