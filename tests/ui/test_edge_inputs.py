@@ -97,3 +97,15 @@ def test_the_money_columns_of_the_options_table_fit_their_values():
         width = PIXELS.get(config[column].get("width"), config[column].get("width"))
         longest = max(len(shown.format(v)) for v in frame.value[column].dropna())
         assert width is not None and longest * 7 + 16 <= width, (column, longest, width)
+
+
+def test_a_prediction_with_no_measured_transfer_does_not_read_none_transfer():
+    # Regression: a setup the engine model has nothing to calibrate on was captioned "roofline · none transfer".
+    at = compare_with(cmp_tab="Predicted against measured")
+    at.selectbox(key="cmp_model").set_value("qwen2.5-7b").run()
+    at.button(key="cmp_add").click().run()
+    setup = next(o for o in at.selectbox(key="cmp_engine_setup").options if o.startswith("qwen2.5-7b"))
+    at.selectbox(key="cmp_engine_setup").set_value(setup).run()
+    assert not at.exception, at.exception
+    caption = next(c.value for c in at.caption if "expected error" in c.value)
+    assert "none transfer" not in caption and "error is unknown" in caption
