@@ -109,3 +109,13 @@ def test_a_prediction_with_no_measured_transfer_does_not_read_none_transfer():
     assert not at.exception, at.exception
     caption = next(c.value for c in at.caption if "expected error" in c.value)
     assert "none transfer" not in caption and "error is unknown" in caption
+
+
+def test_the_bills_in_dollars_carry_thousands_separators():
+    # Regression: the bill table showed "$84078.42" a month ("$%.2f") beside "$84,078.42" on Compare.
+    import json
+
+    at = AppTest.from_file(str(PAGES / "bill.py"), default_timeout=120).run()
+    frame = next(frame for frame in at.dataframe if "prompt_tokens" in frame.value.columns)
+    config = json.loads(frame.proto.columns)
+    assert {config[c]["type_config"]["format"] for c in ("cost_per_day", "cost_per_month")} == {"dollar"}
