@@ -119,3 +119,15 @@ def test_the_bills_in_dollars_carry_thousands_separators():
     frame = next(frame for frame in at.dataframe if "prompt_tokens" in frame.value.columns)
     config = json.loads(frame.proto.columns)
     assert {config[c]["type_config"]["format"] for c in ("cost_per_day", "cost_per_month")} == {"dollar"}
+
+
+def test_the_kind_column_tells_the_scaling_modes_apart():
+    # Regression: with "Also show each setup as", rows differ only in their kind, which a fixed 75 px column cut to
+    # "self-host · o…" / "self-host · a…".
+    import json
+
+    at = compare_with(cmp_mode="autoscaled", cmp_also_modes=["offline_batch"])
+    frame = next(frame for frame in at.dataframe if "kind" in frame.value.columns)
+    width = json.loads(frame.proto.columns)["kind"].get("width")
+    longest = max(len(kind) for kind in frame.value["kind"])
+    assert isinstance(width, int) and longest * 7 + 16 <= width, (longest, width)

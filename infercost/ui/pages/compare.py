@@ -174,7 +174,7 @@ st.dataframe(table, hide_index=True, key="options_table", width="stretch", colum
         f"${value:.5f}" for value in table["cost_per_call"].dropna())),
     "cost_per_million_tokens": st.column_config.NumberColumn("US$/1M tok", format="$%.3f", width=text_width_px(
         f"${value:.3f}" for value in table["cost_per_million_tokens"].dropna())),
-    "kind": st.column_config.TextColumn("kind", width="small"),
+    "kind": st.column_config.TextColumn("kind", width=text_width_px(table["kind"])),  # what tells modes apart
     "replicas": st.column_config.NumberColumn("replicas", width="small"),
     "flags": st.column_config.TextColumn("⚠ check", width="medium", help="What decides whether to trust the row"),
     "gpu_offer": st.column_config.TextColumn("GPU offer", width="medium"),
