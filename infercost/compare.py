@@ -23,6 +23,7 @@ from infercost.costmodel import (
 )
 from infercost.costmodel.breakeven import describe_regions, self_host_step_cost
 from infercost.costmodel.sensitivity import TornadoBar, default_spans, tornado
+from infercost.costmodel.workload import MAX_CALLS_PER_DAY
 from infercost.errors import InputError
 from infercost.estimate import (
     ResolvedSetup,
@@ -42,8 +43,9 @@ CURVE_COLUMNS = ["calls_per_day", "cost_per_month", "option"]
 
 
 def calls_axis(calls_per_day: float, *, points: int = CURVE_POINTS) -> np.ndarray:
-    """Log-spaced volumes from 1/100 to 100 times today's, so both cheaper and dearer futures show."""
-    return np.geomspace(max(calls_per_day / 100, 1), calls_per_day * 100, points)
+    """Log-spaced volumes from 1/100 to 100 times today's, so both cheaper and dearer futures show (no further than
+    the most calls per day a workload may have)."""
+    return np.geomspace(max(calls_per_day / 100, 1), min(calls_per_day * 100, MAX_CALLS_PER_DAY), points)
 
 
 def api_cost_curves(profile: Profile, catalog: Sequence[ApiPrice], *, points: int = CURVE_POINTS) -> pd.DataFrame:

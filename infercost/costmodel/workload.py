@@ -49,9 +49,11 @@ class Workload:
         return self
 
 
+MAX_CALLS_PER_DAY = 1e12  # the most a workload may have; what-if axes stop here too
+
 # (field, lowest, highest, lowest excluded): generous bounds that still catch typos and absurd values.
 _RANGES = (
-    ("calls_per_day", 0, 1e12, True),
+    ("calls_per_day", 0, MAX_CALLS_PER_DAY, True),
     ("prompt_tokens", 0, 1e8, False),
     ("output_tokens", 0, 1e8, False),
     ("reasoning_tokens", 0, 1e8, False),

@@ -87,7 +87,7 @@ def throughput_points(
         try:
             return predicted_points(predict_profile(profile, *shape))
         except InputError:  # no architecture or datasheet to simulate: the simpler fitted model carries the points
-            return fitted_points(profile, prompt_tokens, output_tokens)
+            return fitted_points(profile, *shape)  # a call makes at least one token, as the engine model takes it
     estimated = profile.basis == "roofline"
     basis = PointsBasis(
         profile.basis, reference_id(profile), profile.input_len, profile.output_len,

@@ -310,6 +310,7 @@ def csv_records(source: Source, field: str | None, skip: Collector) -> Iterator[
     if not field or field not in header:
         raise InputError("field", f"{source.name}: no column {field!r} (columns: {', '.join(header)})")
     column = header.index(field)
+    width = len(header)  # a wider row is malformed (a quote inside a quoted field not doubled): its column a fragment
     while True:
         try:
             row = next(reader)
@@ -321,6 +322,8 @@ def csv_records(source: Source, field: str | None, skip: Collector) -> Iterator[
         line = starts[0]
         if len(row) <= column:
             skip(line, f"row has {len(row)} columns, {field!r} is column {column + 1}")
+        elif len(row) > width:
+            skip(line, f"malformed CSV: row has {len(row)} columns, the header {width} (a quote not doubled?)")
         elif (value := checked_text(row[column], line, skip)) is not None:
             yield line, value
 

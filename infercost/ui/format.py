@@ -40,6 +40,12 @@ def money(value: float | None) -> str:
     return f"${value:,.2f}" if abs(value) >= 0.01 or value == 0 else f"${value:.2g}"
 
 
+def text_width_px(texts: Iterable[str], *, least: int = 75) -> int:
+    """A column width that shows the longest of these texts whole: Streamlit sizes an unset width from the first
+    rows only, so a long value further down is cut. About 8 px a character at the table's font, plus padding."""
+    return max([least, *(len(text) * 8 + 24 for text in texts)])
+
+
 def _is_money(column: str) -> bool:
     return any(word in column.lower() for word in MONEY_WORDS)
 

@@ -59,7 +59,8 @@ def show_prediction(source: str, measured: list[dict[str, Any]], measured_shape:
     shape_label = f"{measured_shape[0]:,}/{measured_shape[1]:,}" if measured_shape else "no shape"
     st.plotly_chart(prediction_figure(measured, shape_label, curves), key=key)
     error = work["expected_error"].get("request_throughput")
-    basis = f"**{work['basis']}** · {work['transfer']} transfer"
+    transfer = "" if work["transfer"] == "none" else f" · {work['transfer']} transfer"  # none: nothing to transfer from
+    basis = f"**{work['basis']}**{transfer}"
     if error:
         st.caption(f"{basis}: requests/s off by a median {error['median_abs']:.0%} (p10 {error['p10']:+.0%}, "
                    f"p90 {error['p90']:+.0%}) on bundled tables held out · " + " · ".join(work["notes"]))  # fmt: skip

@@ -43,8 +43,12 @@ KEPT_WIDGET_KEYS = frozenset({
     "deadline_hours", "min_replicas", "max_replicas", "target_utilization",
     # tokens and benchmark forms
     "tokenizer_ids", "extra_tokenizer", "language_measure", "corpus_source", "corpus_path", "corpus_tokenizers",
-    "distribution_tokenizer", "target", "base_url", "model", "api", "api_key_env", "concurrency", "requests",
-    "input_tokens", "output_tokens", "cpu_only", "compare_runs",
+    "distribution_tokenizer", "compare_runs",
+    # the benchmark form: its own keys, never the workload's ("output_tokens") or the batch form's ("concurrency")
+    "bench_target", "bench_base_url", "bench_model", "bench_api", "bench_api_key_env", "bench_concurrency",
+    "bench_requests", "bench_input_tokens", "bench_output_tokens", "bench_cpu_only",
+    # the batch form
+    "base_url", "model", "concurrency",
     "scenario_name", "scenario_notes",
 })  # fmt: skip
 KEPT_WIDGET_PREFIXES = ("cmp_", "bill_", "gpu_price_", "gpu_offer_")

@@ -11,11 +11,11 @@ PAGE = str(Path(__file__).resolve().parents[2] / "infercost" / "ui" / "pages" / 
 
 
 def start_sweep(at: AppTest, url: str, concurrency: str, requests: int) -> None:
-    at.text_input(key="base_url").set_value(url)
-    at.text_input(key="model").set_value("scripted")
-    at.text_input(key="concurrency").set_value(concurrency)
-    at.number_input(key="requests").set_value(requests)
-    at.number_input(key="output_tokens").set_value(8)
+    at.text_input(key="bench_base_url").set_value(url)
+    at.text_input(key="bench_model").set_value("scripted")
+    at.text_input(key="bench_concurrency").set_value(concurrency)
+    at.number_input(key="bench_requests").set_value(requests)
+    at.number_input(key="bench_output_tokens").set_value(8)
     at.button(key="start").click().run()
 
 
@@ -44,8 +44,8 @@ def test_sweep_from_the_form_is_stored_and_plotted(scripted) -> None:
 
 def test_bad_levels_are_a_message_not_a_crash() -> None:
     at = AppTest.from_file(PAGE, default_timeout=60).run()
-    at.text_input(key="model").set_value("m")
-    at.text_input(key="concurrency").set_value("one,two")
+    at.text_input(key="bench_model").set_value("m")
+    at.text_input(key="bench_concurrency").set_value("one,two")
     at.button(key="start").click().run()
     assert not at.exception and any("concurrency" in error.value for error in at.error)
 
@@ -66,12 +66,12 @@ def test_cancel_stops_a_running_sweep(scripted) -> None:
 
 def test_in_process_sweep_from_the_form() -> None:
     at = AppTest.from_file(PAGE, default_timeout=60).run()
-    at.radio(key="target").set_value("In process (transformers)").run()
-    at.text_input(key="model").set_value("random:tiny-llama")
-    at.text_input(key="concurrency").set_value("1,2")
-    at.number_input(key="requests").set_value(2)
-    at.number_input(key="input_tokens").set_value(8)
-    at.number_input(key="output_tokens").set_value(4)
+    at.radio(key="bench_target").set_value("In process (transformers)").run()
+    at.text_input(key="bench_model").set_value("random:tiny-llama")
+    at.text_input(key="bench_concurrency").set_value("1,2")
+    at.number_input(key="bench_requests").set_value(2)
+    at.number_input(key="bench_input_tokens").set_value(8)
+    at.number_input(key="bench_output_tokens").set_value(4)
     at.button(key="start").click().run()
     job = at.session_state["bench_job"]
     assert job.wait(120) and job.error is None

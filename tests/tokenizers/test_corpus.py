@@ -183,3 +183,13 @@ def test_streamlit_upload_is_read_twice_fields_then_records():
     upload.seek(0)
     stats = corpus_stats(upload, field="prompt", tokenizer_ids=["llama3"])
     assert (stats.records, stats.file, [s.line for s in stats.skipped]) == (2, "u.jsonl", [2])
+
+
+def test_csv_row_with_more_columns_than_the_header_is_skipped_not_cut(tmp_path):
+    # Regression: an undoubled quote inside a quoted field splits the row into many columns; the prompt column then
+    # held a few characters of a 6 MB field and the rest was dropped with nothing skipped.
+    path = tmp_path / "c.csv"
+    path.write_text('prompt,answer\n"a big field with "quoted" words, and commas, inside",x\n"fine",ok\n')
+    stats = corpus_stats(path, field="prompt", tokenizer_ids=["o200k_base"])
+    assert stats.records == 1 and [s.line for s in stats.skipped] == [2]
+    assert "columns" in stats.skipped[0].reason and "header" in stats.skipped[0].reason

@@ -25,11 +25,11 @@ def slow_server(tmp_path: Path) -> Iterator[str]:
 
 
 def fill_form(at: AppTest, url: str) -> None:
-    at.text_input(key="base_url").set_value(url)
-    at.text_input(key="model").set_value("scripted")
-    at.text_input(key="concurrency").set_value("1,2")
-    at.number_input(key="requests").set_value(200)
-    at.number_input(key="output_tokens").set_value(16)
+    at.text_input(key="bench_base_url").set_value(url)
+    at.text_input(key="bench_model").set_value("scripted")
+    at.text_input(key="bench_concurrency").set_value("1,2")
+    at.number_input(key="bench_requests").set_value(200)
+    at.number_input(key="bench_output_tokens").set_value(16)
 
 
 def wait_until(condition, timeout_s: float = 30) -> None:

@@ -29,8 +29,7 @@ def outputs_zip(out_dir: str, files: tuple[str, ...]) -> bytes:
 
 def input_path() -> Path | None:
     if st.session_state["source"] == "Upload":
-        upload = st.file_uploader("OpenAI batch JSONL, or JSONL/CSV/Parquet/TXT records", key="upload",
-                                  type=["jsonl", "json", "ndjson", "csv", "tsv", "parquet", "txt"])
+        upload = st.session_state.get("upload")  # the form's uploader, drawn before the button is pressed
         return save_upload(upload.name, upload.getvalue()) if upload is not None else None
     path = st.session_state["input_path"].strip()
     return Path(path).expanduser() if path else None
@@ -49,7 +48,10 @@ def job_config() -> batch.JobConfig:
 
 def new_job_form() -> None:
     st.radio("Input", ["Upload", "A path on this machine"], key="source", horizontal=True)
-    if st.session_state["source"] != "Upload":
+    if st.session_state["source"] == "Upload":
+        st.file_uploader("OpenAI batch JSONL, or JSONL/CSV/Parquet/TXT records", key="upload",
+                         type=["jsonl", "json", "ndjson", "csv", "tsv", "parquet", "txt"])
+    else:
         st.text_input("Path", key="input_path", placeholder="/data/requests.jsonl")
     left, right = st.columns(2)
     left.text_input("Base URL", key="base_url", value="http://127.0.0.1:8000/v1")

@@ -21,33 +21,34 @@ LATENCIES = ("ttft", "tpot")
 
 def config_from_form() -> SweepConfig:
     state = st.session_state
-    backend = TARGETS[state["target"]]
-    options = BackendOptions(model=state["model"].strip(), base_url=state["base_url"].strip() or None,
-                             api=state["api"], api_key_env=state["api_key_env"].strip(), device="cpu"
-                             if backend == "transformers" and state["cpu_only"] else "auto")
+    backend = TARGETS[state["bench_target"]]
+    options = BackendOptions(model=state["bench_model"].strip(), base_url=state["bench_base_url"].strip() or None,
+                             api=state["bench_api"], api_key_env=state["bench_api_key_env"].strip(),
+                             device="cpu" if backend == "transformers" and state["bench_cpu_only"] else "auto")
     if not options.model:
         raise InputError("model", "give the model name the server knows, or random:<architecture>")
-    return SweepConfig(backend=backend, options=options, levels=parse_levels(state["concurrency"]),
-                       input_tokens=int(state["input_tokens"]), output_tokens=int(state["output_tokens"]),
-                       requests=int(state["requests"]))
+    return SweepConfig(backend=backend, options=options, levels=parse_levels(state["bench_concurrency"]),
+                       input_tokens=int(state["bench_input_tokens"]), output_tokens=int(state["bench_output_tokens"]),
+                       requests=int(state["bench_requests"]))
 
 
 def sweep_form() -> None:
-    st.radio("Target", list(TARGETS), key="target", horizontal=True)
-    in_process = TARGETS[st.session_state["target"]] == "transformers"
+    st.radio("Target", list(TARGETS), key="bench_target", horizontal=True)
+    in_process = TARGETS[st.session_state["bench_target"]] == "transformers"
     left, right = st.columns(2)
-    left.text_input("Base URL", key="base_url", value="http://127.0.0.1:8000/v1", disabled=in_process)
-    right.text_input("Model", key="model", value="random:tiny-llama" if in_process else "",
+    left.text_input("Base URL", key="bench_base_url", value="http://127.0.0.1:8000/v1", disabled=in_process)
+    right.text_input("Model", key="bench_model", value="random:tiny-llama" if in_process else "",
                      help="the server's model name, or random:<architecture> / a model directory in process")
-    left.selectbox("API", ["completions", "chat"], key="api", disabled=in_process)
-    right.text_input("API key environment variable", key="api_key_env", value="OPENAI_API_KEY", disabled=in_process,
+    left.selectbox("API", ["completions", "chat"], key="bench_api", disabled=in_process)
+    right.text_input("API key environment variable", key="bench_api_key_env", value="OPENAI_API_KEY",
+                     disabled=in_process,
                      help="the key is read from this variable and never stored")
-    left.text_input("Concurrency (batch sizes in process)", key="concurrency", value="1,5,20,50")
-    right.number_input("Requests per level", key="requests", min_value=1, max_value=100_000, value=20)
-    left.number_input("Input tokens", key="input_tokens", min_value=1, max_value=1_000_000, value=128)
-    right.number_input("Output tokens", key="output_tokens", min_value=1, max_value=100_000, value=64)
-    st.checkbox("In process: CPU only", key="cpu_only", value=True, disabled=not in_process)
-    target = IN_PROCESS if in_process else st.session_state["base_url"].strip().rstrip("/")
+    left.text_input("Concurrency (batch sizes in process)", key="bench_concurrency", value="1,5,20,50")
+    right.number_input("Requests per level", key="bench_requests", min_value=1, max_value=100_000, value=20)
+    left.number_input("Input tokens", key="bench_input_tokens", min_value=1, max_value=1_000_000, value=128)
+    right.number_input("Output tokens", key="bench_output_tokens", min_value=1, max_value=100_000, value=64)
+    st.checkbox("In process: CPU only", key="bench_cpu_only", value=True, disabled=not in_process)
+    target = IN_PROCESS if in_process else st.session_state["bench_base_url"].strip().rstrip("/")
     busy = SWEEPS.busy(target)
     if st.button("Start sweep", type="primary", key="start", disabled=busy,
                  help="A sweep against this target is running: follow or cancel it below." if busy else None):

@@ -182,8 +182,8 @@ if not api.empty:
         shown.sort_values("cost_per_month"),
         hide_index=True,
         column_config={
-            "cost_per_day": st.column_config.NumberColumn("US$/day", format="$%.2f"),
-            "cost_per_month": st.column_config.NumberColumn("US$/month", format="$%.2f"),
+            "cost_per_day": st.column_config.NumberColumn("US$/day", format="dollar"),
+            "cost_per_month": st.column_config.NumberColumn("US$/month", format="dollar"),
             "cost_per_call": st.column_config.NumberColumn("US$/call", format="$%.6f"),
             "cost_per_million_tokens": st.column_config.NumberColumn("US$/1M tokens", format="$%.3f"),
             "price_source": st.column_config.LinkColumn("source"),

@@ -35,7 +35,7 @@ from infercost.ui.cached import (
     throughput_profiles,
     tornado_bars,
 )
-from infercost.ui.format import colour_map, cost_bars, show_table
+from infercost.ui.format import colour_map, cost_bars, show_table, text_width_px
 from infercost.ui.prediction import show_prediction
 from infercost.ui.setups import (
     DEFAULT_SLO,
@@ -165,11 +165,16 @@ if not priced.empty:
     st.caption(f"{best['option']} ({best['kind']}, basis: {best['basis']})")
 st.dataframe(table, hide_index=True, key="options_table", width="stretch", column_config={
     "option": st.column_config.TextColumn("option", width="medium"),
-    "cost_per_month": st.column_config.NumberColumn("US$/month", format="dollar", width="small"),
-    "range": st.column_config.TextColumn("P10–P90", width="small", help="The cost's range where the estimate has one"),
-    "cost_per_call": st.column_config.NumberColumn("US$/call", format="$%.5f", width="small"),
-    "cost_per_million_tokens": st.column_config.NumberColumn("US$/1M tok", format="$%.3f", width="small"),
-    "kind": st.column_config.TextColumn("kind", width="small"),
+    # money columns as wide as their longest value (a fixed "small" cut "$1,937–3,874" and six-figure bills)
+    "cost_per_month": st.column_config.NumberColumn("US$/month", format="dollar", width=text_width_px(
+        f"${value:,.2f}" for value in table["cost_per_month"].dropna())),
+    "range": st.column_config.TextColumn("P10–P90", width=text_width_px(table["range"]),
+                                         help="The cost's range where the estimate has one"),
+    "cost_per_call": st.column_config.NumberColumn("US$/call", format="$%.5f", width=text_width_px(
+        f"${value:.5f}" for value in table["cost_per_call"].dropna())),
+    "cost_per_million_tokens": st.column_config.NumberColumn("US$/1M tok", format="$%.3f", width=text_width_px(
+        f"${value:.3f}" for value in table["cost_per_million_tokens"].dropna())),
+    "kind": st.column_config.TextColumn("kind", width=text_width_px(table["kind"])),  # what tells modes apart
     "replicas": st.column_config.NumberColumn("replicas", width="small"),
     "flags": st.column_config.TextColumn("⚠ check", width="medium", help="What decides whether to trust the row"),
     "gpu_offer": st.column_config.TextColumn("GPU offer", width="medium"),
@@ -284,7 +289,11 @@ with claims:
             claim_offer = cheapest_offer(chosen_profile.hardware)
             spec = setup_spec("claim", {"run": chosen}, claim_offer.price_per_hour if claim_offer else 2.5, common,
                               gpu=chosen_profile.hardware, offer=claim_offer)  # fmt: skip
-            readings = claim_readings_frame(profile_json, json.dumps(spec), claim)
+            try:
+                readings = claim_readings_frame(profile_json, json.dumps(spec), claim)
+            except InputError as error:  # a claim in tokens/s says nothing about calls that make no tokens
+                show_input_error(error)
+                st.stop()
             rented = offer_choice(claim_offer) if claim_offer else "US$2.50/GPU-hour (no catalog offer)"
             st.markdown(f"What this workload needs on *{chosen_profile.name}*, rented at {rented}:")
             st.dataframe(readings, hide_index=True, key="cmp_claim_readings", width="stretch", column_config={

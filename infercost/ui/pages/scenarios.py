@@ -39,7 +39,7 @@ FLASH = "scenario_flash"  # a message that survives the rerun after a change to 
 SHOWN = ["scenario", "option", "kind", "cost_per_month", "cost_per_call", "cost_per_million_tokens", "fidelity",
          "basis", "price_as_of"]  # fmt: skip
 MONEY = {
-    "cost_per_month": st.column_config.NumberColumn("US$/month", format="$%.2f"),
+    "cost_per_month": st.column_config.NumberColumn("US$/month", format="dollar"),
     "cost_per_call": st.column_config.NumberColumn("US$/call", format="$%.6f"),
     "cost_per_million_tokens": st.column_config.NumberColumn("US$/1M tokens", format="$%.3f"),
 }
