@@ -95,7 +95,7 @@ def options_table(result: dict[str, Any]) -> pd.DataFrame:
     rows = [
         {"option": r["model"], "cost_per_month": r["cost_per_month"], "range": "",
          "cost_per_call": r["cost_per_call"], "cost_per_million_tokens": r["cost_per_million_tokens"], "kind": "API",
-         "replicas": None, "flags": row_flags(r), "gpu_offer": "",
+         "replicas": math.nan, "flags": row_flags(r), "gpu_offer": "",  # no replicas: a blank, not "None"
          "basis": f"{r['fidelity']} tokens · price {r['price_as_of']}"}
         for r in result["api"]
     ] + [
