@@ -33,6 +33,7 @@ HEARTBEAT_S = 0.5
 INPUT_MARGIN = 1.1  # worst-case prompt tokens the server may count (chat template) per counted token …
 INPUT_MARGIN_TOKENS = 32  # … plus this per request
 EXECUTORS = ("local", "ray")
+BACKENDS = ("http", "transformers")
 PLAN_COLUMNS = ("idx", "shard", "attempts", "pass", "n_in_est")
 
 
@@ -40,7 +41,7 @@ PLAN_COLUMNS = ("idx", "shard", "attempts", "pass", "n_in_est")
 class JobConfig:
     """How the job runs; stored with the job so ``resume`` runs it the same way."""
 
-    base_url: str
+    base_url: str | None
     model: str
     out_dir: str
     shard_size: int = 1000
@@ -54,6 +55,9 @@ class JobConfig:
     api_key_env: str = "OPENAI_API_KEY"
     executor: str = "local"
     address: str | None = None
+    backend: str = "http"  # or "transformers": ``model`` runs in-process, in Ray actors
+    actors: int = 1  # with the transformers backend: Ray actors, each holding the model
+    gpus: bool = False  # … each on a GPU of its own
 
     def check(self) -> None:
         for name in ("shard_size", "concurrency", "max_attempts"):
@@ -65,10 +69,26 @@ class JobConfig:
             raise InputError("max-cost", "must be a positive amount of USD")
         if self.executor not in EXECUTORS:
             raise InputError("executor", f"{self.executor!r} is not one of {', '.join(EXECUTORS)}")
+        if self.backend not in BACKENDS:
+            raise InputError("backend", f"{self.backend!r} is not one of {', '.join(BACKENDS)}")
+        if self.backend == "transformers":
+            self._check_in_process()
+            return
+        if not self.base_url:
+            raise InputError("base-url", "is required (the server to send to), unless --backend transformers")
         try:
             HttpClient(self.base_url)
         except ValueError as error:
             raise InputError("base-url", str(error)) from None
+
+
+    def _check_in_process(self) -> None:
+        if self.executor != "ray":
+            raise InputError("executor", "--backend transformers runs in Ray actors: add --executor ray")
+        if self.actors < 1:
+            raise InputError("actors", "must be at least 1")
+        if self.base_url:
+            raise InputError("base-url", "--backend transformers runs the model in-process: drop --base-url")
 
 
 def _records(input_path: str | Path, config: JobConfig, skipped: Collector | None = None) -> Iterator[BatchRecord]:
@@ -195,6 +215,7 @@ class JobRun:
         self.spent = float(done["cost"])
         self.reserved = 0.0
         self.unsaved: list[dict] = []
+        self.workers: list[dict] | None = None  # what each Ray actor did (the transformers backend)
         self.progress.start(done)
 
     # -- the cost cap: every in-flight attempt holds its worst-case cost -----------------------------------------
@@ -328,6 +349,8 @@ class JobRun:
 
     def finish(self, status: str) -> None:
         actual = actual_of(self.db, self.job_id, self.pricing, self.active_s(), status)
+        if self.workers is not None:
+            actual["workers"] = self.workers
         store_jobs.set_job(self.db, self.job_id, status=status, control=None, pid=None, active_s=self.active_s(),
                            actual=actual)
         self.progress.close()

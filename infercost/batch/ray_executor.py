@@ -7,12 +7,12 @@ it completes, exactly as locally: a killed driver or a lost worker loses only wh
 package travels to the workers as a ``py_modules`` runtime environment, so a remote cluster needs nothing installed
 but Ray and infercost's own requirements.
 
+With ``--backend transformers`` the shards go instead to ``--actors N`` Ray actors (``batch/model_actor.py``), each of
+which loads the in-process model once (on a GPU of its own with ``--gpus``) and serves one shard at a time with it,
+streaming outcomes back the same way; the actors are made when the run starts and killed when it ends.
+
 The cost cap is checked when a shard is submitted (every record of the shard holds its worst-case cost while the
 shard runs); retries inside a running shard are reserved but not refused.
-
-Left out: the in-process transformers backend as Ray actors holding the model on a GPU. Its requests are batched
-by the model's own generate loop, not sent over HTTP, so it needs a different worker (an actor owning a
-``TransformersBackend``) and a GPU cluster to test it on; none was available here.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import math
 import os
 import queue
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from itertools import groupby
 from pathlib import Path
 from typing import Any
@@ -40,25 +40,30 @@ def shard_task(works: list[Work], base_url: str, headers: dict[str, str], concur
     """Runs on a Ray worker: send one shard's records and yield ``(idx, outcome, final)`` per attempt as it ends."""
     from infercost.runner.http import HttpClient
 
-    outcomes: queue.SimpleQueue = queue.SimpleQueue()
-
-    async def send_all() -> None:
+    async def send_all(on_attempt: Callable[[Work, dict, bool], None]) -> None:
         client = HttpClient(base_url, read_timeout=read_timeout_s)
         try:
             await drive(works, send=lambda w: send_record(client, w.record, w.n_in_est, headers),
                         concurrency=concurrency, max_attempts=max_attempts, admit=lambda w: True,
-                        on_attempt=lambda w, outcome, final: outcomes.put((w.idx, outcome, final)),
-                        should_stop=lambda: None)
+                        on_attempt=on_attempt, should_stop=lambda: None)
         finally:
             await client.close()
 
-    def run() -> None:
+    yield from streamed(send_all)
+
+
+def streamed(run: Callable[[Callable[[Work, dict, bool], None]], Awaitable[None]]) -> Iterator[tuple[int, dict, bool]]:
+    """Run ``run(on_attempt)`` on its own event loop in a thread and yield ``(idx, outcome, final)`` per attempt as
+    it ends: the body of a Ray streaming generator, whose every item the driver can commit at once."""
+    outcomes: queue.SimpleQueue = queue.SimpleQueue()
+
+    def worker() -> None:
         try:
-            asyncio.run(send_all())
+            asyncio.run(run(lambda w, outcome, final: outcomes.put((w.idx, outcome, final))))
         finally:
             outcomes.put(_DONE)
 
-    threading.Thread(target=run, daemon=True).start()
+    threading.Thread(target=worker, daemon=True).start()
     while (item := outcomes.get()) is not _DONE:
         yield item
 
@@ -75,27 +80,83 @@ def _connect(address: str | None):
 
 
 async def run_on_ray(job: Any, works: Iterator[Work], *, should_stop: Callable[[], str | None]) -> str | None:
-    """Submit shards as Ray tasks, as many at once as the cluster has CPUs, and commit their outcomes as they come."""
+    """Submit shards to Ray, as many at once as there are slots, and commit their outcomes as they come."""
     ray = _connect(job.config.address)
-    task = ray.remote(num_returns="streaming", max_retries=0)(shard_task)
-    slots = max(1, int(ray.cluster_resources().get("CPU", 1)))
-    per_task = max(1, math.ceil(job.config.concurrency / slots))
-    headers = dict(HEADERS)
-    key = os.environ.get(job.config.api_key_env) if job.config.api_key_env else None
-    if key:  # goes to the workers with the task, never into the store
-        headers["Authorization"] = f"Bearer {key}"
+    pool = _ActorPool(ray, job) if job.config.backend == "transformers" else _TaskPool(ray, job)
+    try:
+        return await _run_shards(job, works, pool, should_stop, ray)
+    finally:
+        pool.close()
+
+
+class _TaskPool:
+    """Each shard a Ray task sending to the server over HTTP; as many at once as the cluster has CPUs."""
+
+    def __init__(self, ray: Any, job: Any) -> None:
+        self.task = ray.remote(num_returns="streaming", max_retries=0)(shard_task)
+        self.slots = max(1, int(ray.cluster_resources().get("CPU", 1)))
+        self.per_task = max(1, math.ceil(job.config.concurrency / self.slots))
+        self.config = job.config
+        self.headers = dict(HEADERS)
+        key = os.environ.get(job.config.api_key_env) if job.config.api_key_env else None
+        if key:  # goes to the workers with the task, never into the store
+            self.headers["Authorization"] = f"Bearer {key}"
+
+    def submit(self, shard: list[Work]) -> tuple[Any, Callable[[], None]]:
+        generator = self.task.remote(shard, self.config.base_url, self.headers, self.per_task,
+                                     self.config.read_timeout_s, self.config.max_attempts)
+        return generator, lambda: None
+
+    def close(self) -> None:
+        pass
+
+
+class _ActorPool:
+    """``--actors`` Ray actors, each holding the model; a shard goes to a free one. Each actor serves its shard with
+    up to ``--concurrency`` records per static batch. ``workers`` says, at the end, what each actor did."""
+
+    def __init__(self, ray: Any, job: Any) -> None:
+        from infercost.batch.model_actor import ModelActor
+
+        config = job.config
+        self.ray, self.job, self.config = ray, job, config
+        # two threads: ``identity`` answers while a shard that was told to stop is still running
+        actor = ray.remote(num_gpus=1 if config.gpus else 0, max_restarts=0, max_concurrency=2)(ModelActor)
+        device = "cuda" if config.gpus else "cpu"
+        self.actors = [actor.remote(config.model, device) for _ in range(config.actors)]
+        self.free = list(self.actors)
+        self.slots = len(self.actors)
+
+    def submit(self, shard: list[Work]) -> tuple[Any, Callable[[], None]]:
+        actor = self.free.pop()
+        generator = actor.serve_shard.options(num_returns="streaming").remote(
+            shard, self.config.concurrency, self.config.max_attempts)
+        return generator, lambda: self.free.append(actor)
+
+    def close(self) -> None:
+        try:
+            self.job.workers = self.ray.get([actor.identity.remote() for actor in self.actors], timeout=60)
+        except Exception as error:  # noqa: BLE001 - an actor that died: the job's records say what was done
+            self.job.workers = [{"error": f"{type(error).__name__}: {str(error).splitlines()[0][:200]}"}]
+        finally:
+            for actor in self.actors:
+                self.ray.kill(actor)
+
+
+async def _run_shards(job: Any, works: Iterator[Work], pool: Any, should_stop: Callable[[], str | None],
+                      ray: Any) -> str | None:
     running: set[asyncio.Task] = set()
     stopped = None
     for _, group in groupby(works, key=lambda w: w.shard):
         shard = list(group)
-        while len(running) >= slots:
+        while len(running) >= pool.slots:
             await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
         stopped = stopped or should_stop() or (None if _admit_all(job, shard) else "max_cost")
         if stopped:
             break
-        generator = task.remote(shard, job.config.base_url, headers, per_task, job.config.read_timeout_s,
-                                job.config.max_attempts)
-        consumer = asyncio.create_task(_consume(job, generator, {w.idx: w for w in shard}, should_stop, ray))
+        generator, release = pool.submit(shard)
+        consumer = asyncio.create_task(_consume(job, generator, {w.idx: w for w in shard}, should_stop, ray,
+                                                release))
         running.add(consumer)
         consumer.add_done_callback(running.discard)
     if running:
@@ -115,7 +176,15 @@ def _admit_all(job: Any, shard: list[Work]) -> bool:
 
 
 async def _consume(job: Any, generator: Any, works: dict[int, Work], should_stop: Callable[[], str | None],
-                   ray: Any) -> None:
+                   ray: Any, release: Callable[[], None]) -> None:
+    try:
+        await _commit_each(job, generator, works, should_stop, ray)
+    finally:
+        release()
+
+
+async def _commit_each(job: Any, generator: Any, works: dict[int, Work], should_stop: Callable[[], str | None],
+                       ray: Any) -> None:
     unfinished = dict(works)
     async for ref in generator:
         idx, outcome, final = await ref

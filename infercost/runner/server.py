@@ -260,8 +260,23 @@ class Server:
             raise InputError("max_tokens", f"prompt ({len(prompt_ids)} tokens) plus max_tokens ({max_tokens}) "
                                            f"exceeds the context of {self.model.max_context}")
 
-    async def _generate(self, request: web.Request, body: _Request, prompt_ids: list[int], max_tokens: int | None,
-                        *, kind: str) -> web.StreamResponse:
+    async def respond(self, url: str, payload: Any) -> dict[str, Any]:
+        """One request without HTTP (a batch job's Ray actor calls this): the whole, non-streamed body the route
+        would return. Raises InputError for a bad request and what the engine raised for an engine failure."""
+        if url.endswith("/chat/completions"):
+            body = _parse(ChatRequest, payload)
+            prompt_ids, max_tokens, kind = (self.codec.chat_prompt(body.messages),
+                                            body.max_completion_tokens or body.max_tokens, "chat.completion")
+        else:
+            body = _parse(CompletionRequest, payload)
+            prompt_ids, max_tokens, kind = self._prompt_ids(body.prompt), body.max_tokens, "text_completion"
+        job, tokens = self._submit(body, prompt_ids, max_tokens)
+        try:
+            return await _Reply(self, kind, job).whole_body(tokens)
+        finally:
+            job.cancelled = True
+
+    def _submit(self, body: _Request, prompt_ids: list[int], max_tokens: int | None) -> tuple[Job, asyncio.Queue]:
         max_tokens = max_tokens or DEFAULT_MAX_TOKENS
         self._check(body, prompt_ids, max_tokens)
         min_tokens = max_tokens if body.ignore_eos else body.min_tokens
@@ -269,8 +284,13 @@ class Server:
         tokens: asyncio.Queue[Any] = asyncio.Queue()
         job = Job(prompt_ids, max_tokens, min_tokens,
                   emit=lambda item: loop.call_soon_threadsafe(tokens.put_nowait, item))
-        reply = _Reply(self, kind, job)
         self.worker.submit(job)
+        return job, tokens
+
+    async def _generate(self, request: web.Request, body: _Request, prompt_ids: list[int], max_tokens: int | None,
+                        *, kind: str) -> web.StreamResponse:
+        job, tokens = self._submit(body, prompt_ids, max_tokens)
+        reply = _Reply(self, kind, job)
         try:
             if body.stream:
                 include_usage = bool((body.stream_options or {}).get("include_usage"))
@@ -305,10 +325,13 @@ class _Reply:
                 return
 
     async def whole(self, tokens: asyncio.Queue[Any]) -> web.Response:
+        return web.json_response(await self.whole_body(tokens))
+
+    async def whole_body(self, tokens: asyncio.Queue[Any]) -> dict[str, Any]:
         text = "".join([piece async for piece, _last in self.tokens(tokens)])
         choice: dict[str, Any] = {"index": 0, "finish_reason": self.job.finish_reason, "logprobs": None}
         choice.update({"message": {"role": "assistant", "content": text}} if self.chat else {"text": text})
-        return web.json_response({**self._head(self.kind), "choices": [choice], "usage": self._usage()})
+        return {**self._head(self.kind), "choices": [choice], "usage": self._usage()}
 
     async def stream(self, request: web.Request, tokens: asyncio.Queue[Any], include_usage: bool) -> web.StreamResponse:
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
