@@ -9,6 +9,7 @@ checkpointed record by record in the store, with the budget before and the actua
 
 from infercost.batch.budget import Budget, Pricing, compare
 from infercost.batch.job import (
+    BACKENDS,
     EXECUTORS,
     JobConfig,
     control_job,
@@ -21,6 +22,6 @@ from infercost.batch.job import (
 )
 
 __all__ = [
-    "EXECUTORS", "Budget", "JobConfig", "Pricing", "compare", "control_job", "create_job", "job_status", "list_jobs",
+    "BACKENDS", "EXECUTORS", "Budget", "JobConfig", "Pricing", "compare", "control_job", "create_job", "job_status", "list_jobs",
     "retry_failed", "run_job", "sample_budget",
 ]

@@ -7,6 +7,8 @@ Example: python -m infercost batch run requests.jsonl --base-url http://127.0.0.
          python -m infercost batch run reviews.csv --field text --template "Classify: {text}" --max-tokens 8 ...
          python -m infercost batch run requests.jsonl ... --budget-only      # the budget, nothing sent
          python -m infercost batch run requests.jsonl ... --sample 50        # output tokens from 50 records
+         python -m infercost batch run requests.jsonl --backend transformers --model random:tiny-llama \
+             --executor ray --actors 2 --out results                       # the model in 2 Ray actors
          python -m infercost batch resume JOB_ID
          python -m infercost batch status JOB_ID --json
          python -m infercost batch list
@@ -51,8 +53,9 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
 
 def _run_arguments(run: argparse.ArgumentParser) -> None:
     run.add_argument("input", help="OpenAI batch JSONL, or JSONL/CSV/Parquet/TXT records with --field")
-    run.add_argument("--base-url", required=True, help="the server, e.g. http://127.0.0.1:8000/v1")
-    run.add_argument("--model", required=True, help="the model name on that server (replaces each body's model)")
+    run.add_argument("--base-url", help="the server, e.g. http://127.0.0.1:8000/v1 (required with --backend http)")
+    run.add_argument("--model", required=True, help="the model name on that server (replaces each body's model); "
+                                                    "with --backend transformers, the model to load")
     run.add_argument("--out", required=True, metavar="DIR", help="output files go to DIR/JOB_ID/")
     run.add_argument("--shard-size", type=int, default=1000, metavar="N")
     run.add_argument("--concurrency", type=int, default=16, metavar="C")
@@ -69,6 +72,11 @@ def _run_arguments(run: argparse.ArgumentParser) -> None:
     run.add_argument("--timeout", type=float, default=60.0, metavar="S", help="no byte for S seconds: a hang")
     run.add_argument("--executor", choices=batch.EXECUTORS, default="local")
     run.add_argument("--address", help="with --executor ray: the cluster (default: a local Ray instance)")
+    run.add_argument("--backend", choices=batch.BACKENDS, default="http",
+                     help="http: send to --base-url; transformers: run --model in-process, in Ray actors")
+    run.add_argument("--actors", type=int, default=1, metavar="N",
+                     help="with --backend transformers: Ray actors, each loading the model once")
+    run.add_argument("--gpus", action="store_true", help="with --backend transformers: one GPU per actor")
     run.add_argument("--sample", type=int, metavar="N", help="send the first N records, then budget output tokens "
                                                              "and retries from them instead of from max_tokens")
     run.add_argument("--budget-only", action="store_true", help="create the job and show its budget; send nothing")
@@ -88,7 +96,7 @@ def run_command(args: argparse.Namespace) -> dict[str, Any]:
         base_url=args.base_url, model=args.model, out_dir=args.out, shard_size=args.shard_size,
         concurrency=args.concurrency, max_attempts=args.max_attempts, read_timeout_s=args.timeout,
         max_cost=args.max_cost, field=args.field, template=args.template, max_tokens=args.max_tokens,
-        executor=args.executor, address=args.address)
+        executor=args.executor, address=args.address, backend=args.backend, actors=args.actors, gpus=args.gpus)
     created = batch.create_job(args.input, config, db_path=args.db, price=args.price, throughput=args.throughput,
                                gpu_price=args.gpu_price, tokenizer=args.tokenizer, retry_rate=args.retry_rate)
     print(render_budget(created["budget"], created["job_id"]), file=sys.stderr)
