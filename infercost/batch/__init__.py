@@ -22,6 +22,6 @@ from infercost.batch.job import (
 )
 
 __all__ = [
-    "BACKENDS", "EXECUTORS", "Budget", "JobConfig", "Pricing", "compare", "control_job", "create_job", "job_status", "list_jobs",
-    "retry_failed", "run_job", "sample_budget",
+    "BACKENDS", "EXECUTORS", "Budget", "JobConfig", "Pricing", "compare", "control_job", "create_job", "job_status",
+    "list_jobs", "retry_failed", "run_job", "sample_budget",
 ]

@@ -87,7 +87,8 @@ def test_a_bad_record_fails_alone_and_is_not_retried(tmp_path, local_ray):
 
 @pytest.mark.slow
 def test_kill_the_driver_then_resume_loses_nothing(tmp_path):
-    """A CLI run killed with SIGKILL half-way (its own Ray instance dies with it), then ``resume``: every record once."""
+    """A CLI run killed with SIGKILL half-way (the Ray instance it started dies with it), then ``resume``: every
+    record once."""
     source = write_batch_file(tmp_path / "in.jsonl", 48, max_tokens=(20, 40))
     db, env = tmp_path / "db.sqlite", {**os.environ, "PYTHONPATH": str(ROOT)}
     run = [sys.executable, "-m", "infercost", "batch", "run", str(source), "--backend", "transformers", "--model",
