@@ -120,6 +120,10 @@ class _ActorPool:
 
         config = job.config
         self.ray, self.job, self.config = ray, job, config
+        gpus = int(ray.cluster_resources().get("GPU", 0))
+        if config.gpus and gpus < config.actors:  # an actor that cannot be placed would wait for ever
+            raise InputError("actors", f"{config.actors} actors with a GPU each, but the Ray cluster has {gpus} "
+                                       "GPU(s): use fewer actors, or drop --gpus to run on CPUs")
         # two threads: ``identity`` answers while a shard that was told to stop is still running
         actor = ray.remote(num_gpus=1 if config.gpus else 0, max_restarts=0, max_concurrency=2)(ModelActor)
         device = "cuda" if config.gpus else "cpu"

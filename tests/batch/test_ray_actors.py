@@ -121,6 +121,16 @@ def _wait_for_some_done(db: Path, driver: subprocess.Popen, timeout_s: float = 9
     raise AssertionError("no record finished in time")
 
 
+@pytest.mark.slow
+def test_more_gpu_actors_than_gpus_is_refused_not_a_hang(tmp_path, local_ray):
+    source = write_batch_file(tmp_path / "in.jsonl", 4)
+    gpus = int(ray.cluster_resources().get("GPU", 0))
+    config = _config(tmp_path, actors=gpus + 1, gpus=True)
+    with pytest.raises(InputError) as raised:
+        batch.run_job(batch.create_job(source, config, db_path=tmp_path / "db")["job_id"], db_path=tmp_path / "db")
+    assert raised.value.field == "actors"
+
+
 @pytest.mark.parametrize("overrides, field", [
     (dict(executor="local"), "executor"),
     (dict(actors=0), "actors"),
