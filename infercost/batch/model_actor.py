@@ -32,11 +32,20 @@ class ModelActor:
         from infercost.runner.inprocess import load_model
         from infercost.runner.server import Server
 
-        loaded = load_model(model, dtype=dtype, device=device)
+        self.records = 0
+        self.refused: tuple[str, str] | None = None
+        try:
+            loaded = load_model(model, dtype=dtype, device=device)
+        except InputError as error:  # kept for the driver, which says it in one line (a raise here is a traceback)
+            self.refused = (error.field, error.reason)
+            return
         _LOADS += 1
         self.server = Server(loaded, served_name=model)
         self.server.worker.start()
-        self.records = 0
+
+    def ready(self) -> tuple[str, str] | None:
+        """None once the model is loaded; ``(field, reason)`` when the model named cannot be."""
+        return self.refused
 
     def identity(self) -> dict[str, Any]:
         """Which process this is, how often it loaded a model, and how many records it answered."""

@@ -130,6 +130,21 @@ class _ActorPool:
         self.actors = [actor.remote(config.model, device) for _ in range(config.actors)]
         self.free = list(self.actors)
         self.slots = len(self.actors)
+        try:
+            self._wait_ready()
+        except BaseException:
+            self._kill()
+            raise
+
+    def _wait_ready(self) -> None:
+        """Every actor has loaded the model, or the job stops here with one line saying why."""
+        try:
+            refusals = self.ray.get([actor.ready.remote() for actor in self.actors])
+        except self.ray.exceptions.RayActorError as error:  # the constructor raised: out of memory, a CUDA fault
+            lines = [line for line in str(error).splitlines() if line.strip()]
+            raise InputError("model", f"a Ray actor could not load {self.config.model}: {lines[-1][:300]}") from None
+        if refused := next((r for r in refusals if r), None):
+            raise InputError(*refused)
 
     def submit(self, shard: list[Work]) -> tuple[Any, Callable[[], None]]:
         actor = self.free.pop()
@@ -143,8 +158,11 @@ class _ActorPool:
         except Exception as error:  # noqa: BLE001 - an actor that died: the job's records say what was done
             self.job.workers = [{"error": f"{type(error).__name__}: {str(error).splitlines()[0][:200]}"}]
         finally:
-            for actor in self.actors:
-                self.ray.kill(actor)
+            self._kill()
+
+    def _kill(self) -> None:
+        for actor in self.actors:
+            self.ray.kill(actor)
 
 
 async def _run_shards(job: Any, works: Iterator[Work], pool: Any, should_stop: Callable[[], str | None],

@@ -131,6 +131,18 @@ def test_more_gpu_actors_than_gpus_is_refused_not_a_hang(tmp_path, local_ray):
     assert raised.value.field == "actors"
 
 
+@pytest.mark.slow
+def test_a_model_the_actors_cannot_load_is_one_line_on_model(tmp_path):
+    source = write_batch_file(tmp_path / "in.jsonl", 4)
+    run = [sys.executable, "-m", "infercost", "batch", "run", str(source), "--backend", "transformers", "--model",
+           "random:no-such-architecture", "--executor", "ray", "--out", str(tmp_path / "out"), "--db",
+           str(tmp_path / "db")]
+    done = subprocess.run(run, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "error: model: unknown random architecture 'no-such-architecture'" in done.stderr
+
+
 @pytest.mark.parametrize("overrides, field", [
     (dict(executor="local"), "executor"),
     (dict(actors=0), "actors"),
