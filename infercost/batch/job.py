@@ -83,10 +83,11 @@ class JobConfig:
 
 
     def _check_in_process(self) -> None:
-        if self.executor != "ray":
-            raise InputError("executor", "--backend transformers runs in Ray actors: add --executor ray")
         if self.actors < 1:
             raise InputError("actors", "must be at least 1")
+        if self.executor == "local" and (self.actors > 1 or self.gpus):
+            raise InputError("actors", "--actors and --gpus are Ray actors: add --executor ray (locally the model "
+                                       "runs once, in this process)")
         if self.base_url:
             raise InputError("base-url", "--backend transformers runs the model in-process: drop --base-url")
 
@@ -361,6 +362,10 @@ def _executor(config: JobConfig):
         from infercost.batch.ray_executor import run_on_ray
 
         return run_on_ray
+    if config.backend == "transformers":
+        from infercost.batch.model_actor import run_in_process
+
+        return run_in_process
     return run_local
 
 

@@ -7,6 +7,9 @@ return, with ``usage``, and its worker thread decodes whatever requests are wait
 through the same ``drive`` loop as everywhere else (at most ``concurrency`` records in flight, so batches of up to
 that size; retries after its main pass), and every attempt's outcome is streamed back to the driver as it ends, in the
 shape ``send.send_record`` gives the HTTP path. The driver alone writes the job's state.
+
+Without Ray (``--executor local``), ``run_in_process`` makes one ``ModelActor`` as a plain object in the job's own
+process and drives every record through it.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import json
 import os
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from infercost.batch.executor import Work, drive
@@ -92,3 +95,19 @@ def _failed(status: int, kind: str, reason: str, field: str | None) -> dict[str,
              "param": field, "code": status}
     return {"status_code": status, "state": "failed", "kind": kind, "reason": reason[:500],
             "body": json.dumps({"error": error})}
+
+
+async def run_in_process(job: Any, works: Iterator[Work], *, should_stop: Callable[[], str | None]) -> str | None:
+    """The local executor for the transformers backend: the model in this process, batches of ``--concurrency``."""
+    import asyncio
+
+    actor = await asyncio.to_thread(ModelActor, job.config.model, "cuda" if job.config.gpus else "auto")
+    if actor.refused:
+        raise InputError(*actor.refused)
+    actor.server.worker.max_batch = job.config.concurrency
+    try:
+        return await drive(works, send=actor.answer, concurrency=job.config.concurrency,
+                           max_attempts=job.config.max_attempts, admit=job.admit, on_attempt=job.on_attempt,
+                           should_stop=should_stop)
+    finally:
+        await asyncio.to_thread(actor.server.worker.stop)

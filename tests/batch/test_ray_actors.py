@@ -144,7 +144,7 @@ def test_a_model_the_actors_cannot_load_is_one_line_on_model(tmp_path):
 
 
 @pytest.mark.parametrize("overrides, field", [
-    (dict(executor="local"), "executor"),
+    (dict(executor="local", actors=2), "actors"),
     (dict(actors=0), "actors"),
     (dict(base_url="http://127.0.0.1:8000/v1"), "base-url"),
 ])
@@ -152,6 +152,15 @@ def test_the_in_process_backend_refuses_what_it_cannot_do(tmp_path, overrides, f
     with pytest.raises(InputError) as raised:
         _config(tmp_path, **overrides).check()
     assert raised.value.field == field
+
+
+def test_without_ray_the_model_runs_in_this_process(tmp_path):
+    source = write_batch_file(tmp_path / "in.jsonl", 12)
+    config = _config(tmp_path, executor="local", actors=1)
+    status = batch.run_job(batch.create_job(source, config, db_path=tmp_path / "db")["job_id"],
+                           db_path=tmp_path / "db")
+    assert status["status"] == "done" and status["actual"]["usage_reported"] == 12
+    _check_outputs(Path(status["out_dir"]), 12, source)
 
 
 def test_the_http_backend_still_needs_a_base_url(tmp_path):
