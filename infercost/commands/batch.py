@@ -73,7 +73,8 @@ def _run_arguments(run: argparse.ArgumentParser) -> None:
     run.add_argument("--executor", choices=batch.EXECUTORS, default="local")
     run.add_argument("--address", help="with --executor ray: the cluster (default: a local Ray instance)")
     run.add_argument("--backend", choices=batch.BACKENDS, default="http",
-                     help="http: send to --base-url; transformers: run --model in-process, in Ray actors")
+                     help="http: send to --base-url; transformers: run --model in-process (in Ray "
+                          "actors with --executor ray)")
     run.add_argument("--actors", type=int, default=1, metavar="N",
                      help="with --backend transformers: Ray actors, each loading the model once")
     run.add_argument("--gpus", action="store_true", help="with --backend transformers: one GPU per actor")
