@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from numpy.typing import NDArray
 
-from infercost.performance.roofline import ModelShape, dtype_bytes, weight_bytes
+from infercost.performance.roofline import ModelShape, kv_bytes_per_token, weight_bytes
 
 FEATURES = ("step_overhead_ms", "weights_ms", "kv_cache_ms", "compute_ms", "sequence_ms", "wait_ms")
 WAIT = FEATURES.index("wait_ms")  # time outside the engine's steps (client delay, idle engine): coefficient 1
@@ -126,11 +126,10 @@ TENSOR_PARALLEL_WEIGHTS_EXPONENT = 0.42
 
 def step_cost(shape: ModelShape, hardware: Hardware, *, dtype: str, kv_dtype: str | None = None) -> StepCost:
     """The roofline quantities of one model on one replica, the units in which coefficients are fitted."""
-    kv_per_token = 2 * shape.n_layers * shape.n_kv_heads * shape.head_dim * dtype_bytes(kv_dtype or dtype)
     tensor_parallel_penalty = hardware.gpus ** (1 - TENSOR_PARALLEL_WEIGHTS_EXPONENT)
     return StepCost(
         weights_bytes=weight_bytes(shape.matmul_params, dtype) * tensor_parallel_penalty,
-        kv_bytes_per_token=kv_per_token,
+        kv_bytes_per_token=kv_bytes_per_token(shape, kv_dtype or dtype),
         flops_per_token=2 * shape.matmul_params,
         attention_flops_per_token_pair=4 * shape.n_layers * shape.n_heads * shape.head_dim,
         bandwidth_bytes_per_ms=hardware.bandwidth_gbps * hardware.gpus * 1e6,
@@ -141,8 +140,7 @@ def step_cost(shape: ModelShape, hardware: Hardware, *, dtype: str, kv_dtype: st
 def kv_capacity_tokens(shape: ModelShape, hardware: Hardware, *, dtype: str, kv_dtype: str | None = None) -> float:
     """Tokens of KV cache that fit beside the weights in the replica's memory (0 if the weights do not fit)."""
     free = hardware.memory_gb * 1e9 * hardware.gpus - weight_bytes(shape.n_params, dtype)
-    kv_per_token = 2 * shape.n_layers * shape.n_kv_heads * shape.head_dim * dtype_bytes(kv_dtype or dtype)
-    return max(0.0, free * MEMORY_HEADROOM / kv_per_token)
+    return max(0.0, free * MEMORY_HEADROOM / kv_bytes_per_token(shape, kv_dtype or dtype))
 
 
 @dataclass(eq=False)
@@ -155,7 +153,6 @@ class _Request:
     prefilled: int = 0  # prompt tokens in the KV cache
     first_token: NDArray | None = None
     decode_start: int = 0  # the engine's decode-step count when this request's first token came
-    preemptions: int = 0
 
     @property
     def kv_reserved(self) -> int:
@@ -169,11 +166,9 @@ class Trace:
     ttft: NDArray  # (requests, features)
     tpot: NDArray  # (requests, features): (finish - first token) / (output_len - 1)
     e2el: NDArray
-    output_len: NDArray
     arrival: NDArray  # (requests, features): when each arrived, and when it finished
     finish: NDArray
     completed: int
-    preemptions: int = 0
 
     def mean_features(self) -> dict[str, NDArray]:
         return {"ttft": self.ttft.mean(axis=0), "tpot": self.tpot.mean(axis=0), "e2el": self.e2el.mean(axis=0)}
@@ -198,7 +193,6 @@ class _Engine:
     decode_steps: int = 0
     decode_context: int = 0  # tokens in the KV caches of the decoding sequences
     kv_used: int = 0  # tokens reserved (reserve_full_kv) or held in the KV cache
-    preemptions: int = 0
 
     @property
     def running(self) -> int:
@@ -233,8 +227,6 @@ class _Engine:
             self.finishing = [entry for entry in self.finishing if entry[2] is not victim]
             heapq.heapify(self.finishing)
             victim.prefilled, victim.first_token = 0, None
-            victim.preemptions += 1
-            self.preemptions += 1
             self.waiting.appendleft(victim)
 
     def _schedule_prefill(self, budget: int) -> list[tuple[_Request, int]]:
@@ -318,15 +310,14 @@ class _Engine:
         return self.retire()
 
 
-def _trace(finished: list[tuple[_Request, NDArray]], preemptions: int) -> Trace:
+def _trace(finished: list[tuple[_Request, NDArray]]) -> Trace:
     rows = [(r, done) for r, done in finished if r.first_token is not None]
     ttft = np.array([r.first_token - r.arrival for r, _ in rows])
     e2el = np.array([done - r.arrival for r, done in rows])
     steps = np.array([max(r.output_len - 1, 1) for r, _ in rows], dtype=float)
     tpot = (e2el - ttft) / steps[:, None]
     arrival = np.array([r.arrival for r, _ in rows])
-    return Trace(ttft, tpot, e2el, np.array([r.output_len for r, _ in rows], dtype=float), arrival, arrival + e2el,
-                 len(rows), preemptions)  # fmt: skip
+    return Trace(ttft, tpot, e2el, arrival, arrival + e2el, len(rows))
 
 
 def simulate_closed_loop(
@@ -349,7 +340,7 @@ def simulate_closed_loop(
     engine = _Engine(cost, config)
     _drive(engine, coefficients, arrivals, input_len, output_len, next_request)
     measured = [(r, done) for r, done in engine.finished if r.round > 1]
-    return _trace(measured, engine.preemptions)
+    return _trace(measured)
 
 
 def simulate_poisson(
@@ -363,7 +354,7 @@ def simulate_poisson(
     _drive(engine, coefficients, [(float(t), i, i) for i, t in enumerate(arrivals_ms)], input_len, output_len)
     warmup = requests // 5
     measured = [(r, done) for r, done in engine.finished if r.user >= warmup]
-    return _trace(measured, engine.preemptions)
+    return _trace(measured)
 
 
 NextRequest = Callable[[_Request, float], "tuple[float, int] | None"]

@@ -39,12 +39,12 @@ from infercost.performance.profiles import (
     engine_hardware,
     engine_setup,
     find_profile,
-    model_shape,
     observations,
+    setup_for,
     validation_tables,
     weights_dtype,
 )
-from infercost.performance.validation import Table
+from infercost.performance.validation import Table, fit_tables, group_tables
 
 DEFAULT_CONCURRENCIES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 ENGINE_MODEL_VERSION = 3  # bump when the simulation or the fit changes, so stored calibrations are refitted
@@ -106,21 +106,18 @@ def _calibrated_bundled(profile_id: str) -> Calibration:
     """A bundled table's setup fitted on every table of that setup (all its shapes): what ``shape`` transfer
     measures. Taken from ``data/calibrations.json`` when its fingerprint matches, else fitted (seconds)."""
     table = next(t for t in validation_tables() if t.id == profile_id)
-    members = [t for t in validation_tables() if t.group == table.group]
+    members = group_tables(validation_tables())[table.group]
     stored = stored_calibrations().get(group_key(table))
     if stored and stored.get("fingerprint") == group_fingerprint(members):
         return Calibration.from_json(stored["calibration"])
-    return fit(table.setup, [o for t in members for o in t.observations])
+    return fit_tables(members)
 
 
 def calibrate_bundled_groups() -> dict[str, dict[str, object]]:
     """Every bundled setup's calibration, as ``bench.prediction_accuracy --write`` stores it."""
-    groups: dict[str, list[Table]] = {}
-    for table in validation_tables():
-        groups.setdefault(group_key(table), []).append(table)
-    return {key: {"fingerprint": group_fingerprint(members), "tables": [t.id for t in members],
-                  "calibration": fit(members[0].setup, [o for t in members for o in t.observations]).to_json()}
-            for key, members in groups.items()}  # fmt: skip
+    return {group_key(members[0]): {"fingerprint": group_fingerprint(members), "tables": [t.id for t in members],
+                                    "calibration": fit_tables(members).to_json()}
+            for members in group_tables(validation_tables()).values()}  # fmt: skip
 
 
 def calibrate_profile(profile: ThroughputProfile) -> tuple[Setup, Calibration, str]:
@@ -129,10 +126,10 @@ def calibrate_profile(profile: ThroughputProfile) -> tuple[Setup, Calibration, s
     points = observations(profile)
     if not points:
         raise InputError("run", f"{profile.id} has no point with a throughput to calibrate on")
-    if profile.basis != "measured" or profile.id.startswith(("measured:", "published:")):
-        siblings = [t for t in validation_tables() if t.id == profile.id]
-        if siblings and sum(t.group == siblings[0].group for t in validation_tables()) > 1:
-            return setup, _calibrated_bundled(profile.id), "shape"
+    groups = group_tables(validation_tables())  # bundled tables only: a stored run is never among them
+    table = next((t for members in groups.values() for t in members if t.id == profile.id), None)
+    if table is not None and len(groups[table.group]) > 1:
+        return setup, _calibrated_bundled(profile.id), "shape"
     return setup, fit(setup, points), "one_shape"
 
 
@@ -198,18 +195,17 @@ def predict_roofline(
     _check_shape(input_len, output_len)
     dtype = weights_dtype(dtype)
     hardware = engine_hardware(gpu, gpus, dtype)
+    setup_for(model, hardware, dtype, ENGINE_PRESETS["vllm"])  # an unknown model or dtype is refused first
     reference = _reference(model, gpu, dtype)
     spec = f"roofline:{model}@{gpus}x{hardware.gpu}:{dtype}"
     if reference is not None:
         reference_setup, calibration, _ = calibrate_profile(reference)
-        setup = reference_setup.on(hardware)
-        setup = Setup(model_shape(model), hardware, dtype, setup.engine, "fp8" if dtype in ("fp8", "fp4") else None)
+        setup = setup_for(model, hardware, dtype, reference_setup.engine)
         notes = [f"engine model calibrated on {reference.id} ({reference.hardware}, {reference.dtype}), moved to "
                  f"{gpus}x {hardware.gpu}: bandwidth, compute and KV-cache capacity from the datasheet"]  # fmt: skip
         transfer, error = "gpu", expected_error("gpu")
     else:
-        setup = Setup(model_shape(model), hardware, dtype, ENGINE_PRESETS["vllm"],
-                      "fp8" if dtype in ("fp8", "fp4") else None)  # fmt: skip
+        setup = setup_for(model, hardware, dtype, ENGINE_PRESETS["vllm"])
         calibration = Calibration(PRIOR, 0)
         notes = ["no measured or published profile of this model to calibrate on: the engine model's priors "
                  "alone (75-80% of bandwidth, 50% of peak compute); its error is unknown"]  # fmt: skip

@@ -20,8 +20,8 @@ from typing import Any
 from infercost.errors import InputError
 from infercost.performance.architectures import ARCHITECTURES, find_architecture
 from infercost.performance.calibrate import Observation, Setup
+from infercost.performance.engine import EngineConfig, engine_preset
 from infercost.performance.engine import Hardware as EngineHardware
-from infercost.performance.engine import engine_preset
 from infercost.performance.roofline import DTYPE_ALIASES, DTYPE_BYTES, ModelShape, model_shape_from_config
 from infercost.performance.validation import Table
 
@@ -215,15 +215,20 @@ def weights_dtype(dtype: str) -> str:
     return "bfloat16" if lowered in ("", "auto", "bf16", "bfloat16") else DTYPE_ALIASES.get(lowered, lowered)
 
 
-def engine_setup(profile: ThroughputProfile) -> Setup:
-    """What the engine model needs to simulate a profile's setup: the model's shape, the GPUs, the dtype (an FP8
-    model keeps an FP8 KV cache, as NIM and TensorRT-LLM ship it) and the engine's scheduling defaults."""
-    dtype = weights_dtype(profile.dtype)
+def setup_for(model: str, hardware: EngineHardware, dtype: str, engine: EngineConfig) -> Setup:
+    """What the engine model needs to simulate a setup: the model's shape, the GPUs, the weights' dtype (an FP8
+    model keeps an FP8 KV cache, as NIM and TensorRT-LLM ship it) and the engine's scheduling."""
     if dtype not in DTYPE_BYTES:
-        raise InputError("dtype", f"unknown dtype {profile.dtype!r}; known: {', '.join(DTYPE_BYTES)}")
+        raise InputError("dtype", f"unknown dtype {dtype!r}; known: {', '.join(DTYPE_BYTES)}")
+    return Setup(model_shape(model), hardware, dtype, engine, kv_dtype="fp8" if dtype == "fp8" else None)
+
+
+def engine_setup(profile: ThroughputProfile) -> Setup:
+    """A profile's setup, with its engine's scheduling defaults."""
+    dtype = weights_dtype(profile.dtype)
     _, config = engine_preset(profile.engine)
-    return Setup(model_shape(profile.model), engine_hardware(profile.hardware, profile.gpus_per_replica or 1, dtype),
-                 dtype, config, kv_dtype="fp8" if dtype in ("fp8", "fp4") else None)  # fmt: skip
+    return setup_for(profile.model, engine_hardware(profile.hardware, profile.gpus_per_replica or 1, dtype), dtype,
+                     config)  # fmt: skip
 
 
 def observations(profile: ThroughputProfile) -> list[Observation]:

@@ -87,8 +87,17 @@ def _score(errors: Errors, transfer: str, setup: Setup, calibration: Calibration
             errors.add(transfer, metric, getattr(predicted, metric), getattr(obs, metric))
 
 
-def _fit(tables: Sequence[Table]) -> Calibration:
+def fit_tables(tables: Sequence[Table]) -> Calibration:
+    """One setup's calibration on every point of the given tables (all of them of that setup)."""
     return fit(tables[0].setup, [o for table in tables for o in table.observations])
+
+
+def group_tables(tables: Iterable[Table]) -> dict[tuple[str, ...], list[Table]]:
+    """The tables of each setup, in the order given."""
+    groups: dict[tuple[str, ...], list[Table]] = defaultdict(list)
+    for table in tables:
+        groups[table.group].append(table)
+    return dict(groups)
 
 
 def validate(
@@ -96,9 +105,7 @@ def validate(
 ) -> tuple[Errors, list[float]]:
     """Errors of every transfer over the tables, and the cross-GPU best-throughput ratio errors."""
     errors, ratios = Errors(), []
-    groups: dict[tuple[str, ...], list[Table]] = defaultdict(list)
-    for table in tables:
-        groups[table.group].append(table)
+    groups = group_tables(tables)
     transfers = set(transfers)
     for group, members in groups.items():
         if progress:
@@ -106,10 +113,10 @@ def validate(
         for held in members:
             others = [t for t in members if t is not held]
             if "shape" in transfers and others:
-                _score(errors, "shape", held.setup, _fit(others), held)
+                _score(errors, "shape", held.setup, fit_tables(others), held)
             if "one_shape" in transfers and others:
                 source = min(others, key=lambda t: t.shape)
-                _score(errors, "one_shape", held.setup, _fit([source]), held)
+                _score(errors, "one_shape", held.setup, fit_tables([source]), held)
     if "gpu" in transfers:
         ratios = _gpu_transfer(groups, errors, progress)
     return errors, ratios
@@ -118,7 +125,7 @@ def validate(
 def _gpu_transfer(groups: dict[tuple[str, ...], list[Table]], errors: Errors,
                   progress: Callable[[str], None] | None) -> list[float]:  # fmt: skip
     """Fit each setup on all its tables, carry it to every other setup of its family, and score."""
-    calibrations = {group: _fit(members) for group, members in groups.items()}
+    calibrations = {group: fit_tables(members) for group, members in groups.items()}
     ratios = []
     for target_group, targets in groups.items():
         for source_group, sources in groups.items():

@@ -167,6 +167,7 @@ def test_a_stored_run_is_a_source_too(tmp_path):
     [
         (["roofline:llama@2xNOPE:fp8"], "gpu"),
         (["roofline:gibberish"], "source"),
+        (["roofline:llama-3.1-8b@1xB200:fp4"], "dtype"),  # was a ValueError traceback
         (["published:nope"], "run"),
         ([NIM_8B_FP8, "--concurrency", "0"], "concurrency"),
         ([NIM_8B_FP8, "--rate", "inf"], "rate"),
@@ -186,9 +187,10 @@ def test_a_predicted_cost_reads_as_its_range(span, text):
 
 
 def test_a_report_shows_a_predicted_cost_with_its_range_and_transfer(tmp_path):
+    setup = {"name": "8b", "gpu_price_per_hour": 2.5, "throughput": {"run": NIM_8B_FP8},
+             "slo": {"p95_ttft_ms": 2000, "p95_tpot_ms": 100}}
     profile = {"name": "bot", "calls_per_day": 2_000_000, "prompt_tokens": 1200, "output_tokens": 300,
-               "api_models": [], "self_host": [{"name": "8b", "gpu_price_per_hour": 2.5, "throughput": {"run": NIM_8B_FP8},
-                                               "slo": {"p95_ttft_ms": 2000, "p95_tpot_ms": 100}}]}  # fmt: skip
+               "api_models": [], "self_host": [setup]}
     path = tmp_path / "profile.json"
     path.write_text(json.dumps(profile))
     result = cli("report", str(path), "--format", "markdown")
