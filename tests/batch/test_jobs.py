@@ -24,7 +24,9 @@ def config(url: str, out: Path, **overrides) -> batch.JobConfig:
 def test_a_10000_record_job_with_500s_drops_and_hangs_gets_every_record_once(tmp_path, scripted):
     source = write_batch_file(tmp_path / "in.jsonl", 10_000)
     with scripted(error_every=97, drop_every=89, hang_every=991) as url:
-        created = batch.create_job(source, config(url, tmp_path / "out"), price="gpt-4o-mini")
+        # a 2 s idle timeout still catches the ~10 injected hangs, and a busy 2-core machine's slow replies are not
+        # taken for hangs (at 0.5 s one record in 10,000 could time out on all its attempts)
+        created = batch.create_job(source, config(url, tmp_path / "out", read_timeout_s=2.0), price="gpt-4o-mini")
         status = batch.run_job(created["job_id"])
     ok, errors = read_outputs(Path(status["out_dir"]))
     assert status["status"] == "done" and status["counts"]["ok"] == 10_000
