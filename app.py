@@ -4,6 +4,7 @@ import streamlit as st
 
 from infercost.errors import InputError
 from infercost.scenarios import apply_query_params
+from infercost.store import describe
 from infercost.ui.state import keep_widget_state
 
 st.set_page_config(page_title="infercost", page_icon=":material/payments:", layout="wide")
@@ -22,4 +23,5 @@ pages = [
     st.Page("infercost/ui/pages/batch.py", title="Batch jobs", icon=":material/dynamic_feed:"),
     st.Page("infercost/ui/pages/methodology.py", title="Methodology", icon=":material/functions:"),
 ]
+st.sidebar.caption(f"Store: {describe()}")  # which database this app reads and writes (never its password)
 st.navigation(pages).run()

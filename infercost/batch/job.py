@@ -388,17 +388,12 @@ def actual_of(db, job_id: str, pricing: budgets.Pricing, active_s: float, status
     finished = done["ok"] + done["failed"]
     cost = done["cost"] + pricing.time_cost(active_s) if pricing.kind != "none" else None
     return {"status": status, "records": finished, "ok": done["ok"], "failed": done["failed"],
-            "attempts": done["attempts"], "retries": done["attempts"] - finished - _pending_attempts(db, job_id),
+            "attempts": done["attempts"],
+            "retries": done["attempts"] - finished - store_jobs.pending_attempts(db, job_id),
             "input_tokens": done["input_tokens"], "output_tokens": done["output_tokens"],
             "usage_reported": done["usage_reported"], "cost": cost, "duration_s": active_s,
             "records_per_s": finished / active_s if active_s else None,
             "failure_reasons": store_jobs.failures(db, job_id, 5)}
-
-
-def _pending_attempts(db, job_id: str) -> int:
-    row = db.execute("SELECT COALESCE(SUM(attempts), 0) FROM batch_records WHERE job_id = ? AND state = 'pending'",
-                     (job_id,)).fetchone()
-    return int(row[0])
 
 
 def run_job(job_id: str, *, db_path: str | Path | None = None, progress: Callable[[dict], None] | None = None,
@@ -424,7 +419,7 @@ def sample_budget(job_id: str, records: int, *, db_path: str | Path | None = Non
         if not done["ok"]:
             raise InputError("sample", f"none of the {records} sampled records succeeded; see `batch status`")
         old = run.job["budget"]
-        attempts = done["attempts"] - _pending_attempts(run.db, job_id)
+        attempts = done["attempts"] - store_jobs.pending_attempts(run.db, job_id)
         mean_out = done["output_tokens"] / done["ok"]
         budget = budgets.plan_budget(
             records=old["records"], input_tokens=old["input_tokens"], output_tokens=mean_out * old["records"],

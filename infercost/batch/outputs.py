@@ -24,10 +24,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import sqlite3
 from pathlib import Path
 from typing import Any
 
+from infercost.store import Row, Store
 from infercost.store import jobs as store_jobs
 
 
@@ -36,7 +36,7 @@ def shard_file_names(shard: int, pass_: int) -> tuple[str, str]:
     return f"{stem}.jsonl", f"{stem}.errors.jsonl"
 
 
-def output_line(job_id: str, row: sqlite3.Row | dict[str, Any]) -> dict[str, Any]:
+def output_line(job_id: str, row: Row | dict[str, Any]) -> dict[str, Any]:
     body = json.loads(row["body"]) if row["body"] else None
     line: dict[str, Any] = {"id": f"batch_req_{job_id}_{row['idx']}", "custom_id": row["custom_id"]}
     if row["state"] == store_jobs.OK or row["status_code"]:
@@ -49,7 +49,7 @@ def output_line(job_id: str, row: sqlite3.Row | dict[str, Any]) -> dict[str, Any
     return line
 
 
-def write_shard(db: sqlite3.Connection, job_id: str, out_dir: Path, shard: int, pass_: int) -> list[str]:
+def write_shard(db: Store, job_id: str, out_dir: Path, shard: int, pass_: int) -> list[str]:
     """Write the shard's output and errors files for this pass (an empty one is not written); returns their names."""
     out_dir.mkdir(parents=True, exist_ok=True)
     ok_name, errors_name = shard_file_names(shard, pass_)

@@ -30,7 +30,9 @@ def table(rows: Iterable[Mapping[str, Any]], columns: Sequence[str], *, floats: 
 
 
 def add_db_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--db", metavar="PATH", help="SQLite file (default: $INFERCOST_HOME/infercost.db)")
+    parser.add_argument("--db", metavar="PATH_OR_URL",
+                        help="SQLite file, or postgresql://USER@HOST[:PORT]/DB for a shared store (password from "
+                             "PGPASSWORD or ~/.pgpass) (default: $INFERCOST_DB, else $INFERCOST_HOME/infercost.db)")
 
 
 MAX_SECONDS = 7 * 86_400.0  # a week: longer than any level or request a person means to wait for

@@ -1,10 +1,9 @@
-"""``scenarios``: saved what-if scenarios (named workload profiles) in the SQLite store."""
+"""``scenarios``: saved what-if scenarios (named workload profiles) in the store (SQLite or PostgreSQL)."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import sqlite3
 from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass
@@ -17,6 +16,7 @@ from infercost.files import read_document_or_stdin
 from infercost.profile import parse_profile
 from infercost.scenarios import scenario_file
 from infercost.store import (
+    Store,
     connect,
     delete_scenario,
     duplicate_scenario,
@@ -48,15 +48,15 @@ def write_text(path: str, text: str) -> None:
         raise InputError("output", f"cannot write {path}: {error.strerror}") from None
 
 
-def _list(db: sqlite3.Connection, args: argparse.Namespace) -> dict[str, Any]:
+def _list(db: Store, args: argparse.Namespace) -> dict[str, Any]:
     return {"scenarios": list_scenarios(db)}
 
 
-def _show(db: sqlite3.Connection, name: str, args: argparse.Namespace) -> dict[str, Any]:
+def _show(db: Store, name: str, args: argparse.Namespace) -> dict[str, Any]:
     return get_scenario(db, name)
 
 
-def _save(db: sqlite3.Connection, name: str, profile_path: str, args: argparse.Namespace) -> dict[str, Any]:
+def _save(db: Store, name: str, profile_path: str, args: argparse.Namespace) -> dict[str, Any]:
     """Estimated before it is saved: a saved scenario is one ``estimate`` and ``report`` accept as it is."""
     from infercost.estimate import estimate, run_loader
 
@@ -65,20 +65,20 @@ def _save(db: sqlite3.Connection, name: str, profile_path: str, args: argparse.N
     return save_scenario(db, name, document, notes=args.notes)
 
 
-def _duplicate(db: sqlite3.Connection, name: str, new_name: str, args: argparse.Namespace) -> dict[str, Any]:
+def _duplicate(db: Store, name: str, new_name: str, args: argparse.Namespace) -> dict[str, Any]:
     return duplicate_scenario(db, name, new_name)
 
 
-def _rename(db: sqlite3.Connection, name: str, new_name: str, args: argparse.Namespace) -> dict[str, Any]:
+def _rename(db: Store, name: str, new_name: str, args: argparse.Namespace) -> dict[str, Any]:
     return rename_scenario(db, name, new_name)
 
 
-def _delete(db: sqlite3.Connection, name: str, args: argparse.Namespace) -> dict[str, Any]:
+def _delete(db: Store, name: str, args: argparse.Namespace) -> dict[str, Any]:
     delete_scenario(db, name)
     return {"deleted": name}
 
 
-def _export(db: sqlite3.Connection, name: str, args: argparse.Namespace) -> dict[str, Any]:
+def _export(db: Store, name: str, args: argparse.Namespace) -> dict[str, Any]:
     """The scenario's profile: printed (a file ``estimate`` reads), or written to ``--output``."""
     profile = get_scenario(db, name)["profile"]
     if not args.output:

@@ -56,7 +56,7 @@ class RecordWriter:
             self._ready.set()
             return
         self._ready.set()
-        with db:
+        try:
             while True:
                 items = [self._queue.get()]
                 while True:  # take everything already waiting: one commit for records that ended together
@@ -75,4 +75,5 @@ class RecordWriter:
                         item.set()
                 if any(item is _STOP for item in items):
                     break
-        db.close()
+        finally:
+            db.close()

@@ -8,14 +8,17 @@ state (0: the job's run, k: its k-th ``retry-failed``), which names the output f
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
+from sqlalchemy import bindparam, exc, func, select, update
+
 from infercost.errors import InputError
+from infercost.store.db import Row, Store
+from infercost.store.schema import batch_jobs, batch_records, batch_shards
 
 PENDING, OK, FAILED = "pending", "ok", "failed"
 RECORD_COLUMNS = ("job_id", "idx", "shard", "custom_id", "state", "n_in_est", "max_out")
@@ -29,7 +32,7 @@ def new_job_id() -> str:
     return "job-" + datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
 
 
-def create_job(db: sqlite3.Connection, job: dict[str, Any], records: Iterable[tuple],
+def create_job(db: Store, job: dict[str, Any], records: Iterable[tuple],
                finish: Callable[[], tuple[list[tuple[int, int, int]], dict[str, Any]]]) -> None:
     """Insert the job, its records (``RECORD_COLUMNS`` minus job_id and state, streamed) and then what ``finish()``
     returns once they are all read: the shards ``(shard, first_idx, records)`` and the budget. One transaction: a
@@ -37,200 +40,220 @@ def create_job(db: sqlite3.Connection, job: dict[str, Any], records: Iterable[tu
     refused."""
     try:
         with db:
-            db.execute(
-                "INSERT INTO batch_jobs (id, created_at, status, input_path, input_sha256, out_dir, config, budget) "
-                "VALUES (?, ?, 'created', ?, ?, ?, ?, '{}')",
-                (job["id"], datetime.now(UTC).isoformat(timespec="seconds"), job["input_path"], job["input_sha256"],
-                 job["out_dir"], json.dumps(job["config"])),
-            )
-            db.executemany(
-                f"INSERT INTO batch_records ({', '.join(RECORD_COLUMNS)}) VALUES (?, ?, ?, ?, 'pending', ?, ?)",
-                ((job["id"], *record) for record in records),
-            )
+            db.execute(batch_jobs.insert().values(
+                id=job["id"], created_at=datetime.now(UTC).isoformat(timespec="seconds"), status="created",
+                input_path=job["input_path"], input_sha256=job["input_sha256"], out_dir=job["out_dir"],
+                config=json.dumps(job["config"]), budget="{}",
+            ))
+            for chunk in _chunks(_record_rows(job["id"], records), RECORDS_PER_INSERT):
+                db.executemany(batch_records.insert(), chunk)
             shards, budget = finish()
-            db.executemany(
-                "INSERT INTO batch_shards (job_id, shard, first_idx, records, status) VALUES (?, ?, ?, ?, 'pending')",
-                [(job["id"], *shard) for shard in shards],
-            )
-            db.execute("UPDATE batch_jobs SET budget = ? WHERE id = ?", (json.dumps(budget), job["id"]))
-    except sqlite3.IntegrityError as error:
+            db.executemany(batch_shards.insert(), [
+                {"job_id": job["id"], "shard": shard, "first_idx": first_idx, "records": count, "status": PENDING}
+                for shard, first_idx, count in shards
+            ])
+            db.execute(update(batch_jobs).where(batch_jobs.c.id == job["id"]).values(budget=json.dumps(budget)))
+    except exc.IntegrityError as error:
         if "custom_id" in str(error):
             raise InputError("custom_id", "every custom_id must be unique in a batch file; one repeats") from None
         raise
 
 
-def _job_dict(row: sqlite3.Row) -> dict[str, Any]:
+RECORDS_PER_INSERT = 5000  # records streamed from the input file are inserted in batches of this many
+
+
+def _record_rows(job_id: str, records: Iterable[tuple]) -> Iterator[dict[str, Any]]:
+    names = [name for name in RECORD_COLUMNS if name not in ("job_id", "state")]
+    for record in records:
+        yield {"job_id": job_id, "state": PENDING, **dict(zip(names, record, strict=True))}
+
+
+def _chunks(rows: Iterator[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:
+    chunk: list[dict[str, Any]] = []
+    for row in rows:
+        chunk.append(row)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def _job_dict(row: Row) -> dict[str, Any]:
     job = dict(row)
     for key in ("config", "budget", "actual"):
         job[key] = json.loads(job[key]) if job[key] else None
     return job
 
 
-def get_job(db: sqlite3.Connection, job_id: str) -> dict[str, Any]:
+def get_job(db: Store, job_id: str) -> dict[str, Any]:
     """The job; an unknown id is an InputError naming it."""
-    row = db.execute("SELECT * FROM batch_jobs WHERE id = ?", (job_id,)).fetchone()
+    row = db.execute(select(batch_jobs).where(batch_jobs.c.id == job_id)).fetchone()
     if row is None:
         raise InputError("job_id", f"no batch job {job_id!r}; `python -m infercost batch list` shows them")
     return _job_dict(row)
 
 
-def list_jobs(db: sqlite3.Connection) -> list[dict[str, Any]]:
+def list_jobs(db: Store) -> list[dict[str, Any]]:
     """Newest first, with record counts by state."""
-    rows = db.execute("SELECT * FROM batch_jobs ORDER BY created_at DESC, id DESC").fetchall()
+    rows = db.execute(select(batch_jobs).order_by(batch_jobs.c.created_at.desc(), batch_jobs.c.id.desc()))
     return [{**_job_dict(row), **record_counts(db, row["id"])} for row in rows]
 
 
-def record_counts(db: sqlite3.Connection, job_id: str) -> dict[str, int]:
+def record_counts(db: Store, job_id: str) -> dict[str, int]:
     counts = {"records": 0, PENDING: 0, OK: 0, FAILED: 0, "attempts": 0}
-    for state, n, attempts in db.execute(
-        "SELECT state, COUNT(*), SUM(attempts) FROM batch_records WHERE job_id = ? GROUP BY state", (job_id,)
-    ):
+    query = (select(batch_records.c.state, func.count(), func.sum(batch_records.c.attempts))
+             .where(batch_records.c.job_id == job_id).group_by(batch_records.c.state))
+    for state, n, attempts in db.execute(query):
         counts[state] = n
         counts["records"] += n
         counts["attempts"] += attempts or 0
     return counts
 
 
-def totals(db: sqlite3.Connection, job_id: str) -> dict[str, Any]:
+def totals(db: Store, job_id: str) -> dict[str, Any]:
     """What the job has done so far: tokens, cost, attempts and how many outcomes the server's usage covered."""
     row = db.execute(
-        """SELECT COUNT(*) AS records, SUM(state = 'ok') AS ok, SUM(state = 'failed') AS failed,
+        """SELECT COUNT(*) AS records, SUM(CASE WHEN state = 'ok' THEN 1 ELSE 0 END) AS ok,
+                  SUM(CASE WHEN state = 'failed' THEN 1 ELSE 0 END) AS failed,
                   SUM(attempts) AS attempts, COALESCE(SUM(n_in), 0) AS input_tokens,
                   COALESCE(SUM(n_out), 0) AS output_tokens, COALESCE(SUM(cost), 0) AS cost,
                   SUM(usage_reported) AS usage_reported, COALESCE(SUM(n_in_est), 0) AS input_tokens_est,
                   COALESCE(SUM(CASE WHEN state = 'ok' THEN n_in_est END), 0) AS ok_input_tokens_est,
                   COALESCE(SUM(CASE WHEN state = 'ok' THEN max_out END), 0) AS ok_max_out
-           FROM batch_records WHERE job_id = ?""",
-        (job_id,),
+           FROM batch_records WHERE job_id = :job_id""",
+        {"job_id": job_id},
     ).fetchone()
     return {key: row[key] or 0 for key in row.keys()}
 
 
-def set_job(db: sqlite3.Connection, job_id: str, **fields: Any) -> None:
+def set_job(db: Store, job_id: str, **fields: Any) -> None:
     """Update columns of the job (``config``, ``budget``, ``actual`` as dicts)."""
     for key in ("config", "budget", "actual"):
         if key in fields and fields[key] is not None:
             fields[key] = json.dumps(fields[key])
-    assignments = ", ".join(f"{name} = ?" for name in fields)
     with db:
-        db.execute(f"UPDATE batch_jobs SET {assignments} WHERE id = ?", (*fields.values(), job_id))
+        db.execute(update(batch_jobs).where(batch_jobs.c.id == job_id).values(**fields))
 
 
-def claim_job(db: sqlite3.Connection, job_id: str, pid: int, *, is_alive) -> None:
+def claim_job(db: Store, job_id: str, pid: int, *, is_alive) -> None:
     """Mark the job running in process ``pid``; refused while another live process runs it (``is_alive(pid)``).
 
-    ``BEGIN IMMEDIATE`` takes the write lock first, so two processes resuming at once cannot both claim it."""
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        row = db.execute("SELECT status, pid FROM batch_jobs WHERE id = ?", (job_id,)).fetchone()
+    The job's row is locked before it is read (``BEGIN IMMEDIATE`` on SQLite, ``SELECT ... FOR UPDATE`` on
+    PostgreSQL), so two processes resuming at once cannot both claim it."""
+    with db:
+        row = db.execute(select(batch_jobs.c.status, batch_jobs.c.pid).where(batch_jobs.c.id == job_id)
+                         .with_for_update()).fetchone()
         if row["status"] == "running" and row["pid"] and row["pid"] != pid and is_alive(row["pid"]):
             raise InputError("job_id", f"{job_id} is running in process {row['pid']}; pause or cancel it first")
-        db.execute("UPDATE batch_jobs SET status = 'running', control = NULL, pid = ?, heartbeat_at = ? "
-                   "WHERE id = ?", (pid, time.time(), job_id))
-        db.execute("COMMIT")
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
+        db.execute(update(batch_jobs).where(batch_jobs.c.id == job_id)
+                   .values(status="running", control=None, pid=pid, heartbeat_at=time.time()))
 
 
-def heartbeat(db: sqlite3.Connection, job_id: str, active_s: float) -> str | None:
+def heartbeat(db: Store, job_id: str, active_s: float) -> str | None:
     """Record that the job is alive and how long it has been sending; return the control asked for (pause/cancel)."""
     with db:
-        db.execute("UPDATE batch_jobs SET heartbeat_at = ?, active_s = ? WHERE id = ?", (time.time(), active_s, job_id))
-    row = db.execute("SELECT control FROM batch_jobs WHERE id = ?", (job_id,)).fetchone()
+        db.execute(update(batch_jobs).where(batch_jobs.c.id == job_id)
+                   .values(heartbeat_at=time.time(), active_s=active_s))
+    row = db.execute(select(batch_jobs.c.control).where(batch_jobs.c.id == job_id)).fetchone()
     return row["control"] if row else None
 
 
-def request_control(db: sqlite3.Connection, job_id: str, control: str) -> None:
+def request_control(db: Store, job_id: str, control: str) -> None:
     """Ask the process running the job to pause or cancel; it acts at its next heartbeat."""
     get_job(db, job_id)
     with db:
-        db.execute("UPDATE batch_jobs SET control = ? WHERE id = ?", (control, job_id))
+        db.execute(update(batch_jobs).where(batch_jobs.c.id == job_id).values(control=control))
 
 
-def pending_records(db: sqlite3.Connection, job_id: str) -> Iterator[tuple[int, int, int, int, int]]:
+def pending_records(db: Store, job_id: str) -> Iterator[tuple[int, int, int, int, int]]:
     """(idx, shard, attempts, pass, n_in_est) of every pending record, in input order."""
-    yield from db.execute(
-        "SELECT idx, shard, attempts, pass, n_in_est FROM batch_records WHERE job_id = ? AND state = 'pending' "
-        "ORDER BY idx",
-        (job_id,),
-    )
+    r = batch_records.c
+    yield from db.execute(select(r.idx, r.shard, r.attempts, r["pass"], r.n_in_est)
+                          .where(r.job_id == job_id, r.state == PENDING).order_by(r.idx))
 
 
-def record_plan(db: sqlite3.Connection, job_id: str, idx: int) -> sqlite3.Row:
-    return db.execute("SELECT * FROM batch_records WHERE job_id = ? AND idx = ?", (job_id, idx)).fetchone()
+def pending_attempts(db: Store, job_id: str) -> int:
+    """Attempts already spent on records still pending (retries in progress)."""
+    r = batch_records.c
+    query = select(func.coalesce(func.sum(r.attempts), 0)).where(r.job_id == job_id, r.state == PENDING)
+    return int(db.execute(query).scalar())
 
 
-def save_outcomes(db: sqlite3.Connection, job_id: str, outcomes: Iterable[dict[str, Any]]) -> None:
+def record_plan(db: Store, job_id: str, idx: int) -> Row:
+    r = batch_records.c
+    return db.execute(select(batch_records).where(r.job_id == job_id, r.idx == idx)).fetchone()
+
+
+def save_outcomes(db: Store, job_id: str, outcomes: Iterable[dict[str, Any]]) -> None:
     """Commit attempts' outcomes now. Only a pending record changes: an outcome arriving for a record already
     finished (a duplicate from a retried shard task) is ignored, so nothing is counted twice."""
-    assignments = ", ".join(f"{name} = ?" for name in OUTCOME_COLUMNS)
+    r = batch_records.c
+    statement = (update(batch_records)
+                 .where(r.job_id == bindparam("b_job_id"), r.idx == bindparam("b_idx"), r.state == PENDING)
+                 .values({name: bindparam(f"v_{name}") for name in OUTCOME_COLUMNS}))
     with db:
-        db.executemany(
-            f"UPDATE batch_records SET {assignments} WHERE job_id = ? AND idx = ? AND state = 'pending'",
-            [(*(o.get(name, _DEFAULTS.get(name)) for name in OUTCOME_COLUMNS), job_id, o["idx"]) for o in outcomes],
-        )
+        db.executemany(statement, [
+            {"b_job_id": job_id, "b_idx": o["idx"], **{f"v_{name}": o.get(name, _DEFAULTS.get(name))
+                                                         for name in OUTCOME_COLUMNS}}
+            for o in outcomes
+        ])
 
 
-def shards(db: sqlite3.Connection, job_id: str) -> list[dict[str, Any]]:
+def shards(db: Store, job_id: str) -> list[dict[str, Any]]:
     rows = db.execute(
         """SELECT s.*, (SELECT COUNT(*) FROM batch_records r
                         WHERE r.job_id = s.job_id AND r.shard = s.shard AND r.state = 'pending') AS pending
-           FROM batch_shards s WHERE s.job_id = ? ORDER BY s.shard""",
-        (job_id,),
+           FROM batch_shards s WHERE s.job_id = :job_id ORDER BY s.shard""",
+        {"job_id": job_id},
     ).fetchall()
     return [{**dict(row), "files": json.loads(row["files"])} for row in rows]
 
 
-def set_shard(db: sqlite3.Connection, job_id: str, shard: int, status: str, files: list[str] | None = None) -> None:
+def set_shard(db: Store, job_id: str, shard: int, status: str, files: list[str] | None = None) -> None:
+    values = {"status": status} if files is None else {"status": status, "files": json.dumps(files)}
     with db:
-        if files is None:
-            db.execute("UPDATE batch_shards SET status = ? WHERE job_id = ? AND shard = ?", (status, job_id, shard))
-        else:
-            db.execute("UPDATE batch_shards SET status = ?, files = ? WHERE job_id = ? AND shard = ?",
-                       (status, json.dumps(files), job_id, shard))
+        db.execute(update(batch_shards).where(batch_shards.c.job_id == job_id, batch_shards.c.shard == shard)
+                   .values(values))
 
 
-def shard_outcomes(db: sqlite3.Connection, job_id: str, shard: int, pass_: int) -> Iterator[sqlite3.Row]:
+def shard_outcomes(db: Store, job_id: str, shard: int, pass_: int) -> Iterator[Row]:
     """The finished records of one shard from one pass, in input order: what its output files hold."""
+    r = batch_records.c
     yield from db.execute(
-        "SELECT idx, custom_id, state, reason, status_code, request_id, body FROM batch_records "
-        "WHERE job_id = ? AND shard = ? AND pass = ? AND state != 'pending' ORDER BY idx",
-        (job_id, shard, pass_),
+        select(r.idx, r.custom_id, r.state, r.reason, r.status_code, r.request_id, r.body)
+        .where(r.job_id == job_id, r.shard == shard, r["pass"] == pass_, r.state != PENDING).order_by(r.idx)
     )
 
 
-def shard_passes(db: sqlite3.Connection, job_id: str, shard: int) -> list[int]:
-    rows = db.execute("SELECT DISTINCT pass FROM batch_records WHERE job_id = ? AND shard = ? ORDER BY pass",
-                      (job_id, shard))
+def shard_passes(db: Store, job_id: str, shard: int) -> list[int]:
+    r = batch_records.c
+    rows = db.execute(select(r["pass"]).distinct().where(r.job_id == job_id, r.shard == shard).order_by(r["pass"]))
     return [row[0] for row in rows]
 
 
-def last_pass(db: sqlite3.Connection, job_id: str) -> int:
-    row = db.execute("SELECT COALESCE(MAX(pass), 0) FROM batch_records WHERE job_id = ?", (job_id,)).fetchone()
-    return int(row[0])
+def last_pass(db: Store, job_id: str) -> int:
+    r = batch_records.c
+    return int(db.execute(select(func.coalesce(func.max(r["pass"]), 0)).where(r.job_id == job_id)).scalar())
 
 
-def reopen_failed(db: sqlite3.Connection, job_id: str, pass_: int) -> int:
+def reopen_failed(db: Store, job_id: str, pass_: int) -> int:
     """Put every failed record back to pending for retry pass ``pass_``; returns how many."""
     with db:
-        count = db.execute(
-            "UPDATE batch_records SET state = 'pending', pass = ? WHERE job_id = ? AND state = 'failed'",
-            (pass_, job_id),
-        ).rowcount
-        db.execute(
-            "UPDATE batch_shards SET status = 'pending' WHERE job_id = ? AND shard IN "
-            "(SELECT DISTINCT shard FROM batch_records WHERE job_id = ? AND state = 'pending')",
-            (job_id, job_id),
-        )
+        r = batch_records.c
+        count = db.execute(update(batch_records).where(r.job_id == job_id, r.state == FAILED)
+                           .values({"state": PENDING, "pass": pass_})).rowcount
+        reopened = select(r.shard).distinct().where(r.job_id == job_id, r.state == PENDING)
+        db.execute(update(batch_shards).where(batch_shards.c.job_id == job_id, batch_shards.c.shard.in_(reopened))
+                   .values(status=PENDING))
     return count
 
 
-def failures(db: sqlite3.Connection, job_id: str, limit: int = 20) -> list[dict[str, Any]]:
+def failures(db: Store, job_id: str, limit: int = 20) -> list[dict[str, Any]]:
     """The most common failure reasons with their counts."""
     rows = db.execute(
-        "SELECT reason, COUNT(*) AS records FROM batch_records WHERE job_id = ? AND state = 'failed' "
-        "GROUP BY reason ORDER BY records DESC LIMIT ?",
-        (job_id, limit),
+        "SELECT reason, COUNT(*) AS records FROM batch_records WHERE job_id = :job_id AND state = 'failed' "
+        "GROUP BY reason ORDER BY records DESC LIMIT :limit",
+        {"job_id": job_id, "limit": limit},
     ).fetchall()
     return [dict(row) for row in rows]

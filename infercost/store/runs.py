@@ -8,7 +8,6 @@ Text a server sent (errors, the engine fingerprint) is scrubbed of secrets when 
 from __future__ import annotations
 
 import json
-import sqlite3
 import sys
 import uuid
 from array import array
@@ -16,25 +15,33 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
+from sqlalchemy import delete, func, select, update
+
 from infercost.errors import InputError
+from infercost.store.db import Row, Store, upsert
 from infercost.store.redact import scrub
+from infercost.store.schema import MEASURED, MEASURED_KEY, levels, requests, runs
 
 REQUEST_COLUMNS = (
     "run_id", "idx", "repeat", "seq", "phase", "session", "t0", "t_first", "t_last", "itl",
     "n_in", "n_in_source", "n_out", "n_out_source", "n_out_expected", "status", "error",
 )
 IN_FLIGHT = "in_flight"
-_INSERT_REQUEST = (
-    f"INSERT OR IGNORE INTO requests ({', '.join(REQUEST_COLUMNS)}) "
-    f"VALUES ({', '.join('?' for _ in REQUEST_COLUMNS)})"
-)
-# An outcome replaces its in-flight row; a finished measured row is never replaced (a resume cannot change it).
-_FINISH_REQUEST = (
-    f"INSERT INTO requests ({', '.join(REQUEST_COLUMNS)}) VALUES ({', '.join('?' for _ in REQUEST_COLUMNS)}) "
-    "ON CONFLICT (run_id, idx, repeat, seq) WHERE phase = 'measure' DO UPDATE SET "
-    + ", ".join(f"{column} = excluded.{column}" for column in REQUEST_COLUMNS[5:])
-    + f" WHERE requests.status = '{IN_FLIGHT}'"
-)
+
+
+def _insert_request(db: Store):
+    """An in-flight row, unless the request is stored already (a resume, or its outcome came first)."""
+    return upsert(db, requests).on_conflict_do_nothing()
+
+
+def _finish_request(db: Store):
+    """An outcome replaces its in-flight row; a finished measured row is never replaced (a resume cannot change it)."""
+    statement = upsert(db, requests)
+    return statement.on_conflict_do_update(
+        index_elements=list(MEASURED_KEY), index_where=MEASURED,
+        set_={column: statement.excluded[column] for column in REQUEST_COLUMNS[5:]},
+        where=requests.c.status == IN_FLIGHT,
+    )
 
 
 def pack_floats(values: Iterable[float]) -> bytes:
@@ -58,7 +65,7 @@ def new_run_id() -> str:
 
 
 def create_run(
-    db: sqlite3.Connection, *, backend: str, model: str, config: dict, hardware: dict, engine: dict,
+    db: Store, *, backend: str, model: str, config: dict, hardware: dict, engine: dict,
     source: str = "infercost", run_id: str | None = None, status: str = "running",
     plan: Iterable[tuple[int, int, str, float]] = (), secrets: Iterable[str] = (),
 ) -> str:
@@ -67,36 +74,35 @@ def create_run(
     run_id = run_id or new_run_id()
     secrets = list(secrets)
     with db:
-        db.execute(
-            "INSERT INTO runs (id, created_at, status, source, backend, model, config, hardware, engine) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (run_id, datetime.now(UTC).isoformat(timespec="seconds"), status, source, backend, model,
-             *(json.dumps(scrub(value, secrets)) for value in (config, hardware, engine))),
-        )
+        db.execute(runs.insert().values(
+            id=run_id, created_at=datetime.now(UTC).isoformat(timespec="seconds"), status=status, source=source,
+            backend=backend, model=model, config=json.dumps(scrub(config, secrets)),
+            hardware=json.dumps(scrub(hardware, secrets)), engine=json.dumps(scrub(engine, secrets)),
+        ))
         _plan(db, run_id, plan)
     return run_id
 
 
-def set_run_status(db: sqlite3.Connection, run_id: str, status: str) -> None:
+def set_run_status(db: Store, run_id: str, status: str) -> None:
     with db:
-        db.execute("UPDATE runs SET status = ? WHERE id = ?", (status, run_id))
+        db.execute(update(runs).where(runs.c.id == run_id).values(status=status))
 
 
-def set_run_engine(db: sqlite3.Connection, run_id: str, engine: dict, secrets: Iterable[str] = ()) -> None:
+def set_run_engine(db: Store, run_id: str, engine: dict, secrets: Iterable[str] = ()) -> None:
     with db:
-        db.execute("UPDATE runs SET engine = ? WHERE id = ?", (json.dumps(scrub(engine, list(secrets))), run_id))
+        db.execute(update(runs).where(runs.c.id == run_id).values(engine=json.dumps(scrub(engine, list(secrets)))))
 
 
-def _run_dict(row: sqlite3.Row) -> dict[str, Any]:
+def _run_dict(row: Row) -> dict[str, Any]:
     run = dict(row)
     for key in ("config", "hardware", "engine"):
         run[key] = scrub(json.loads(run[key]))  # rows stored before scrubbing existed
     return run
 
 
-def get_run(db: sqlite3.Connection, run_id: str) -> dict[str, Any]:
+def get_run(db: Store, run_id: str) -> dict[str, Any]:
     """The run with its levels; an unknown id is an InputError naming it."""
-    row = db.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
+    row = db.execute(select(runs).where(runs.c.id == run_id)).fetchone()
     if row is None:
         raise InputError("run_id", f"no stored run {run_id!r}")
     run = _run_dict(row)
@@ -104,7 +110,7 @@ def get_run(db: sqlite3.Connection, run_id: str) -> dict[str, Any]:
     return run
 
 
-def list_runs(db: sqlite3.Connection) -> list[dict[str, Any]]:
+def list_runs(db: Store) -> list[dict[str, Any]]:
     """Newest first, with how many levels are done and how many measured requests are stored."""
     rows = db.execute(
         """SELECT r.*,
@@ -116,83 +122,85 @@ def list_runs(db: sqlite3.Connection) -> list[dict[str, Any]]:
     return [_run_dict(row) for row in rows]
 
 
-def plan_levels(db: sqlite3.Connection, run_id: str, plan: Iterable[tuple[int, int, str, float]]) -> None:
+def plan_levels(db: Store, run_id: str, plan: Iterable[tuple[int, int, str, float]]) -> None:
     """Insert (idx, repeat, pattern, load) rows as 'pending'; rows already there (a resume) are left alone."""
     with db:
         _plan(db, run_id, plan)
 
 
-def _plan(db: sqlite3.Connection, run_id: str, plan: Iterable[tuple[int, int, str, float]]) -> None:
+def _plan(db: Store, run_id: str, plan: Iterable[tuple[int, int, str, float]]) -> None:
     db.executemany(
-        "INSERT OR IGNORE INTO levels (run_id, idx, repeat, pattern, load, status) VALUES (?, ?, ?, ?, ?, 'pending')",
-        [(run_id, *row) for row in plan],
+        upsert(db, levels).on_conflict_do_nothing(),
+        [{"run_id": run_id, "idx": idx, "repeat": repeat, "pattern": pattern, "load": load, "status": "pending"}
+         for idx, repeat, pattern, load in plan],
     )
 
 
-def finish_level(db: sqlite3.Connection, run_id: str, idx: int, repeat: int, summary: dict) -> None:
+def finish_level(db: Store, run_id: str, idx: int, repeat: int, summary: dict) -> None:
     with db:
-        db.execute(
-            "UPDATE levels SET status = 'done', summary = ? WHERE run_id = ? AND idx = ? AND repeat = ?",
-            (json.dumps(summary), run_id, idx, repeat),
-        )
+        db.execute(_level(update(levels), run_id, idx, repeat).values(status="done", summary=json.dumps(summary)))
 
 
-def get_levels(db: sqlite3.Connection, run_id: str) -> list[dict[str, Any]]:
-    rows = db.execute("SELECT * FROM levels WHERE run_id = ? ORDER BY idx, repeat", (run_id,)).fetchall()
-    levels = []
+def _level(statement, run_id: str, idx: int, repeat: int, table=levels):
+    """``statement`` narrowed to one level and repeat of a run (of ``levels`` or of ``requests``)."""
+    return statement.where(table.c.run_id == run_id, table.c.idx == idx, table.c.repeat == repeat)
+
+
+def get_levels(db: Store, run_id: str) -> list[dict[str, Any]]:
+    rows = db.execute(select(levels).where(levels.c.run_id == run_id).order_by(levels.c.idx, levels.c.repeat))
+    found = []
     for row in rows:
         level = dict(row)
         level["summary"] = json.loads(level["summary"]) if level["summary"] else None
-        levels.append(level)
-    return levels
+        found.append(level)
+    return found
 
 
-def insert_requests(db: sqlite3.Connection, records: Iterable[dict[str, Any]], secrets: Iterable[str] = ()) -> None:
+def insert_requests(db: Store, records: Iterable[dict[str, Any]], secrets: Iterable[str] = ()) -> None:
     """Commit records now, in order. An ``in_flight`` row marks a measured request as sent; its outcome replaces
     it. A finished measured request already stored (same run, level, repeat, seq) is never replaced."""
     secrets = list(secrets)
+    insert, finish = _insert_request(db), _finish_request(db)
     with db:
         for record in records:
-            statement = _INSERT_REQUEST if record.get("status") == IN_FLIGHT else _FINISH_REQUEST
-            db.execute(statement, _request_row(record, secrets))
+            db.execute(insert if record.get("status") == IN_FLIGHT else finish, _request_row(record, secrets))
 
 
-def _request_row(record: dict[str, Any], secrets: list[str]) -> tuple:
+def _request_row(record: dict[str, Any], secrets: list[str]) -> dict[str, Any]:
     row = dict(record)
     itl = row.get("itl") or []
     row["itl"] = itl if isinstance(itl, bytes) else pack_floats(itl)
     if row.get("error"):
         row["error"] = scrub(row["error"], secrets)
-    return tuple(row.get(column) for column in REQUEST_COLUMNS)
+    return {column: row.get(column) for column in REQUEST_COLUMNS}
 
 
-def settle_in_flight(db: sqlite3.Connection, run_id: str, idx: int, repeat: int, *, resend: bool) -> int:
+def settle_in_flight(db: Store, run_id: str, idx: int, repeat: int, *, resend: bool) -> int:
     """Measured requests a killed session left in flight: deleted, to be sent again (``resend``: a level bounded by
     a request count, whose every request must have an outcome), or failed as ``interrupted`` (a level bounded by
     time, whose window is gone: these were mostly the slowest and hung requests, so dropping them would
     under-count failures). Returns how many there were."""
-    where = "WHERE run_id = ? AND idx = ? AND repeat = ? AND phase = 'measure' AND status = ?"
-    params = (run_id, idx, repeat, IN_FLIGHT)
+    def in_flight(statement):
+        return _level(statement, run_id, idx, repeat, requests).where(
+            requests.c.phase == "measure", requests.c.status == IN_FLIGHT)
+
     with db:
         if resend:
-            return db.execute(f"DELETE FROM requests {where}", params).rowcount
-        return db.execute(
-            f"UPDATE requests SET status = 'interrupted', error = 'interrupted: the sweep stopped while this "
-            f"request was in flight' {where}", params).rowcount
+            return db.execute(in_flight(delete(requests))).rowcount
+        return db.execute(in_flight(update(requests)).values(
+            status="interrupted", error="interrupted: the sweep stopped while this request was in flight")).rowcount
 
 
 def get_requests(
-    db: sqlite3.Connection, run_id: str, idx: int | None = None, repeat: int | None = None, phase: str = "measure"
+    db: Store, run_id: str, idx: int | None = None, repeat: int | None = None, phase: str = "measure"
 ) -> list[dict[str, Any]]:
     """Stored request records (``itl`` decoded), measured ones in the order they were sent."""
-    query = "SELECT * FROM requests WHERE run_id = ? AND phase = ?"
-    params: list[Any] = [run_id, phase]
+    query = select(requests).where(requests.c.run_id == run_id, requests.c.phase == phase)
     for column, value in (("idx", idx), ("repeat", repeat)):
         if value is not None:
-            query += f" AND {column} = ?"
-            params.append(value)
+            query = query.where(requests.c[column] == value)
     records = []
-    for row in db.execute(query + " ORDER BY id", params):
+    for row in db.execute(query.order_by(requests.c.id)):
         record = dict(row)
         record["itl"] = unpack_floats(record["itl"])
         if record["error"]:
@@ -201,16 +209,24 @@ def get_requests(
     return records
 
 
-def stored_seqs(db: sqlite3.Connection, run_id: str, idx: int, repeat: int) -> set[int]:
+def stored_seqs(db: Store, run_id: str, idx: int, repeat: int) -> set[int]:
     """Sequence numbers of the measured requests of one level already stored: what a resume must not redo."""
-    rows = db.execute(
-        "SELECT seq FROM requests WHERE run_id = ? AND idx = ? AND repeat = ? AND phase = 'measure'",
-        (run_id, idx, repeat),
-    )
+    query = _level(select(requests.c.seq), run_id, idx, repeat, requests).where(requests.c.phase == "measure")
+    rows = db.execute(query)
     return {row[0] for row in rows}
 
 
-def next_session(db: sqlite3.Connection, run_id: str) -> int:
+def change_stamp(db: Store) -> tuple:
+    """Changes whenever runs, levels, requests or scenarios change: what a cache of stored data is keyed on where
+    there is no file to ``stat`` (a PostgreSQL store). Each part reads an index or a small table."""
+    return tuple(db.execute(
+        """SELECT (SELECT COUNT(*) FROM runs), (SELECT COUNT(*) FROM runs WHERE status = 'done'),
+                  (SELECT COUNT(*) FROM levels WHERE status = 'done'), (SELECT COALESCE(MAX(id), 0) FROM requests),
+                  (SELECT COUNT(*) FROM scenarios), (SELECT MAX(updated_at) FROM scenarios)"""
+    ).fetchone())
+
+
+def next_session(db: Store, run_id: str) -> int:
     """Each process that works on a run is a new session: durations are measured within one session only."""
-    row = db.execute("SELECT COALESCE(MAX(session), -1) + 1 FROM requests WHERE run_id = ?", (run_id,)).fetchone()
-    return int(row[0])
+    query = select(func.coalesce(func.max(requests.c.session), -1) + 1).where(requests.c.run_id == run_id)
+    return int(db.execute(query).scalar())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +11,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from infercost import store
 from infercost.compare import (
     api_cost_curves,
     api_tornado,
@@ -20,7 +22,6 @@ from infercost.compare import (
 from infercost.costmodel.montecarlo import bill_band, self_host_band
 from infercost.errors import InputError
 from infercost.estimate import estimate, price_list, prompt_tokens_for, resolve_setup, run_loader, workload_for
-from infercost.home import default_db_path
 from infercost.performance.profiles import ThroughputProfile, closed_loop_profiles, stored_profiles
 from infercost.pricing import bundled_api_prices, bundled_gpu_prices, find_price
 from infercost.profile import SelfHost, parse_profile
@@ -43,7 +44,11 @@ def store_stamp(db_path: Path | None = None) -> tuple[tuple[int, int], ...]:
     Caches of anything that reads stored runs take it as an argument, so a sweep that finishes while the app runs
     reaches every page at once. Two ``stat`` calls: cheap enough for every rerun.
     """
-    path = db_path or default_db_path()
+    target = db_path or store.resolve()
+    if not isinstance(target, Path):  # a PostgreSQL store: no file to watch, so ask it what it holds
+        with closing(store.connect(target)) as db:
+            return (store.change_stamp(db),)
+    path = Path(target)
     stamp = []
     for file in (path, path.with_name(path.name + "-wal")):
         try:

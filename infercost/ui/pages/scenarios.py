@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 from collections.abc import Callable
 from contextlib import closing
 from urllib.parse import urlencode
@@ -14,7 +13,6 @@ import plotly.express as px
 import streamlit as st
 
 from infercost.errors import InputError
-from infercost.home import default_db_path
 from infercost.report import EXTENSIONS, FORMATS, MEDIA_TYPES, render_report
 from infercost.scenarios import (
     apply_query_params,
@@ -24,8 +22,10 @@ from infercost.scenarios import (
     scenario_file,
 )
 from infercost.store import (
+    Store,
     connect,
     delete_scenario,
+    describe,
     duplicate_scenario,
     list_scenarios,
     rename_scenario,
@@ -45,11 +45,11 @@ MONEY = {
 }
 
 
-def database() -> closing[sqlite3.Connection]:
-    return closing(connect(default_db_path()))
+def database() -> closing[Store]:
+    return closing(connect())
 
 
-def change(action: Callable[[sqlite3.Connection], object], message: str) -> None:
+def change(action: Callable[[Store], object], message: str) -> None:
     """Run a store action; on success keep the message for the rerun that shows the new list."""
     try:
         with database() as db:
@@ -109,7 +109,7 @@ except InputError as error:
 
 st.title("Scenarios")
 st.caption("Save the workload form under a name, change one thing, and compare. Scenarios live in "
-           f"`{default_db_path()}`; share one as a link or a file.")  # fmt: skip
+           f"{describe()}; share one as a link or a file.")  # fmt: skip
 if message := st.session_state.pop(FLASH, None):
     st.success(message)
 
