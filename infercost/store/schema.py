@@ -16,6 +16,7 @@ from __future__ import annotations
 from sqlalchemy import (
     BigInteger,
     Column,
+    REAL,
     Float,
     ForeignKey,
     Index,
@@ -32,6 +33,8 @@ metadata = MetaData()
 
 # A surrogate key that counts up: INTEGER PRIMARY KEY (the rowid) on SQLite, BIGSERIAL on PostgreSQL.
 SerialId = BigInteger().with_variant(Integer(), "sqlite")
+# A float64: REAL on SQLite (as the hand-written migrations declared it), double precision on PostgreSQL.
+Real = Float().with_variant(REAL(), "sqlite")
 
 runs = Table(
     "runs", metadata,
@@ -52,7 +55,7 @@ levels = Table(
     Column("idx", Integer, nullable=False),
     Column("repeat", Integer, nullable=False),
     Column("pattern", Text, nullable=False),
-    Column("load", Float, nullable=False),
+    Column("load", Real, nullable=False),
     Column("status", Text, nullable=False),
     Column("summary", Text),
     PrimaryKeyConstraint("run_id", "idx", "repeat"),
@@ -67,9 +70,9 @@ requests = Table(
     Column("seq", Integer, nullable=False),
     Column("phase", Text, nullable=False),
     Column("session", Integer, nullable=False),
-    Column("t0", Float),
-    Column("t_first", Float),
-    Column("t_last", Float),
+    Column("t0", Real),
+    Column("t_first", Real),
+    Column("t_last", Real),
     Column("itl", LargeBinary, nullable=False),
     Column("n_in", Integer),
     Column("n_in_source", Text),
@@ -108,8 +111,8 @@ batch_jobs = Table(
     Column("budget", Text, nullable=False),
     Column("actual", Text),
     Column("pid", Integer),
-    Column("heartbeat_at", Float),
-    Column("active_s", Float, nullable=False, server_default=text("0")),
+    Column("heartbeat_at", Real),
+    Column("active_s", Real, nullable=False, server_default=text("0")),
 )
 
 batch_shards = Table(
@@ -137,8 +140,8 @@ batch_records = Table(
     Column("n_in", Integer),
     Column("n_out", Integer),
     Column("usage_reported", Integer, nullable=False, server_default=text("0")),
-    Column("cost", Float, nullable=False, server_default=text("0")),
-    Column("latency_ms", Float),
+    Column("cost", Real, nullable=False, server_default=text("0")),
+    Column("latency_ms", Real),
     Column("status_code", Integer),
     Column("request_id", Text),
     Column("body", Text),

@@ -13,11 +13,12 @@ from infercost.store import (
     delete_scenario,
     duplicate_scenario,
     get_scenario,
+    heads,
     list_scenarios,
     rename_scenario,
     save_scenario,
 )
-from infercost.store.migrations import MIGRATIONS
+from tests.store.legacy import make_legacy_db
 
 
 def test_save_then_get_returns_the_profile_and_notes(db, profile):
@@ -77,12 +78,8 @@ def test_bad_requests_name_the_field(db, profile, action, field):
 
 def test_the_scenarios_migration_applies_to_a_database_made_before_it(tmp_path, profile):
     path = tmp_path / "old.db"
+    make_legacy_db(path, upto="m003_requests")  # as the hand-written migrations left a file before scenarios
     old = sqlite3.connect(path)
-    old.execute("CREATE TABLE _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
-    earlier = [name for name in sorted(MIGRATIONS) if name < "m004_scenarios"]
-    for name in earlier:
-        MIGRATIONS[name](old)
-        old.execute("INSERT INTO _migrations VALUES (?, datetime('now'))", (name,))
     old.execute(
         "INSERT INTO runs (id, created_at, status, source, backend, model, config, hardware, engine) "
         "VALUES ('r1', 'now', 'done', 'infercost', 'openai', 'm', '{}', '{}', '{}')"
@@ -90,7 +87,7 @@ def test_the_scenarios_migration_applies_to_a_database_made_before_it(tmp_path, 
     old.commit()
     old.close()
     db = connect(path)
-    assert "m004_scenarios" in {row[0] for row in db.execute("SELECT name FROM _migrations")}
+    assert [row[0] for row in db.execute("SELECT version_num FROM alembic_version")] == sorted(heads())
     assert db.execute("SELECT id FROM runs").fetchone()[0] == "r1"
     save_scenario(db, "base", profile)
     assert apply_migrations(db) == []

@@ -10,6 +10,9 @@ down_revision = 'm001_runs'
 branch_labels = None
 depends_on = None
 
+# A float64: REAL on SQLite, double precision on PostgreSQL.
+FLOAT64 = sa.Float().with_variant(sa.REAL(), "sqlite")
+
 def upgrade() -> None:
     op.create_table(
         "levels",
@@ -17,7 +20,7 @@ def upgrade() -> None:
         sa.Column("idx", sa.Integer, nullable=False),
         sa.Column("repeat", sa.Integer, nullable=False),
         sa.Column("pattern", sa.Text, nullable=False),
-        sa.Column("load", sa.Float, nullable=False),
+        sa.Column("load", FLOAT64, nullable=False),
         sa.Column("status", sa.Text, nullable=False),
         sa.Column("summary", sa.Text),
         sa.PrimaryKeyConstraint("run_id", "idx", "repeat"),

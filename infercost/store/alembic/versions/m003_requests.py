@@ -12,6 +12,9 @@ down_revision = 'm002_levels'
 branch_labels = None
 depends_on = None
 
+# A float64: REAL on SQLite, double precision on PostgreSQL.
+FLOAT64 = sa.Float().with_variant(sa.REAL(), "sqlite")
+
 # A surrogate key that counts up: INTEGER PRIMARY KEY (the rowid) on SQLite, BIGSERIAL on PostgreSQL.
 SERIAL_ID = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 
@@ -25,9 +28,9 @@ def upgrade() -> None:
         sa.Column("seq", sa.Integer, nullable=False),
         sa.Column("phase", sa.Text, nullable=False),
         sa.Column("session", sa.Integer, nullable=False),
-        sa.Column("t0", sa.Float),
-        sa.Column("t_first", sa.Float),
-        sa.Column("t_last", sa.Float),
+        sa.Column("t0", FLOAT64),
+        sa.Column("t_first", FLOAT64),
+        sa.Column("t_last", FLOAT64),
         sa.Column("itl", sa.LargeBinary, nullable=False),
         sa.Column("n_in", sa.Integer),
         sa.Column("n_in_source", sa.Text),

@@ -13,6 +13,9 @@ down_revision = 'm004_scenarios'
 branch_labels = None
 depends_on = None
 
+# A float64: REAL on SQLite, double precision on PostgreSQL.
+FLOAT64 = sa.Float().with_variant(sa.REAL(), "sqlite")
+
 def upgrade() -> None:
     zero = sa.text("0")
     op.create_table(
@@ -28,8 +31,8 @@ def upgrade() -> None:
         sa.Column("budget", sa.Text, nullable=False),
         sa.Column("actual", sa.Text),
         sa.Column("pid", sa.Integer),
-        sa.Column("heartbeat_at", sa.Float),
-        sa.Column("active_s", sa.Float, nullable=False, server_default=zero),
+        sa.Column("heartbeat_at", FLOAT64),
+        sa.Column("active_s", FLOAT64, nullable=False, server_default=zero),
     )
     op.create_table(
         "batch_shards",
@@ -55,8 +58,8 @@ def upgrade() -> None:
         sa.Column("n_in", sa.Integer),
         sa.Column("n_out", sa.Integer),
         sa.Column("usage_reported", sa.Integer, nullable=False, server_default=zero),
-        sa.Column("cost", sa.Float, nullable=False, server_default=zero),
-        sa.Column("latency_ms", sa.Float),
+        sa.Column("cost", FLOAT64, nullable=False, server_default=zero),
+        sa.Column("latency_ms", FLOAT64),
         sa.Column("status_code", sa.Integer),
         sa.Column("request_id", sa.Text),
         sa.Column("body", sa.Text),
