@@ -34,8 +34,9 @@ def writer(target: str, number: int, start, results) -> None:
                                         "session": 0, "itl": [0.1], "status": "ok"}
                                        for seq in range(REQUESTS_PER_RUN)])
             store.finish_level(db, run_id, 0, 0, {"completed": REQUESTS_PER_RUN})
-            for action, key in ((lambda: store.duplicate_scenario(db, "base", "contested"), "copies"),
-                                (lambda: jobs.claim_job(db, "job-1", os.getpid(), is_alive=lambda pid: True), "claims")):
+            contested = ((lambda: store.duplicate_scenario(db, "base", "contested"), "copies"),
+                         (lambda: jobs.claim_job(db, "job-1", os.getpid(), is_alive=lambda pid: True), "claims"))
+            for action, key in contested:
                 try:
                     action()
                     outcome[key] += 1
