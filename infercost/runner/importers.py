@@ -217,19 +217,20 @@ def import_file(path: str | Path, fmt: str, *, db_path: str | Path | None = None
     imported = IMPORTERS[fmt](read_json(path))
     db = store.connect(db_path)
     try:
-        first = imported.levels[0] if imported.levels else {}
-        pattern = "rate" if first.get("rate") and not first.get("concurrency") else "concurrency"
-        plan = [(idx, 0, pattern, float(level.get("concurrency") or level.get("rate") or 0))
-                for idx, level in enumerate(imported.levels)]
-        run_id = store.create_run(db, backend=imported.tool, model=imported.model, source=imported.tool,
-                                  config={**imported.config, "imported_from": Path(path).name},
-                                  hardware={}, engine={"engine": imported.tool}, status="done", plan=plan)
-        for idx, level in enumerate(imported.levels):
-            level["pattern"] = pattern
-            store.finish_level(db, run_id, idx, 0, level)
-            rows = imported.requests[idx] if idx < len(imported.requests) else []
-            store.insert_requests(db, [{**row, "run_id": run_id, "idx": idx, "repeat": 0, "phase": "measure",
-                                        "session": 0, "n_out_expected": None} for row in rows])
+        with db:  # one transaction: an import is there whole or not at all, for every reader
+            first = imported.levels[0] if imported.levels else {}
+            pattern = "rate" if first.get("rate") and not first.get("concurrency") else "concurrency"
+            plan = [(idx, 0, pattern, float(level.get("concurrency") or level.get("rate") or 0))
+                    for idx, level in enumerate(imported.levels)]
+            run_id = store.create_run(db, backend=imported.tool, model=imported.model, source=imported.tool,
+                                      config={**imported.config, "imported_from": Path(path).name},
+                                      hardware={}, engine={"engine": imported.tool}, status="done", plan=plan)
+            for idx, level in enumerate(imported.levels):
+                level["pattern"] = pattern
+                store.finish_level(db, run_id, idx, 0, level)
+                rows = imported.requests[idx] if idx < len(imported.requests) else []
+                store.insert_requests(db, [{**row, "run_id": run_id, "idx": idx, "repeat": 0, "phase": "measure",
+                                            "session": 0, "n_out_expected": None} for row in rows])
     finally:
         db.close()
     return run_id
