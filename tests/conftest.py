@@ -11,5 +11,6 @@ import pytest
 def infercost_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "infercost-home"
     monkeypatch.setenv("INFERCOST_HOME", str(home))
+    monkeypatch.delenv("INFERCOST_DB", raising=False)  # a person's shared store is never a test's
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     return home

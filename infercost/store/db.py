@@ -167,8 +167,8 @@ def describe(target: str | Path | None = None) -> str:
     """Which store ``connect(target)`` opens, for people: ``SQLite /path`` or ``PostgreSQL user@host:port/db``,
     never a password."""
     target = resolve(target)
-    if not _is_url(target):
-        return f"SQLite {Path(target)}"
+    if not is_server(target):
+        return f"SQLite {Path(str(target).removeprefix('sqlite:///'))}"
     try:
         url = _postgres_url(str(target))
     except InputError:
@@ -181,7 +181,7 @@ def connect(target: str | Path | None = None) -> Store:
     ``postgresql://USER@HOST[:PORT]/DB`` (the password from ``PGPASSWORD`` or ``~/.pgpass``). A bad URL, an
     unreachable server or a file that is not a database is an ``InputError("db", ...)`` naming the reason."""
     target = resolve(target)
-    if _is_url(target) and not str(target).startswith("sqlite:"):
+    if is_server(target):
         url = _postgres_url(str(target))
         return _open(_postgres_engine(url), _postgres_label(url), str(url.password or ""))
     path = Path(str(target).removeprefix("sqlite:///")) if _is_url(target) else Path(target)
@@ -233,6 +233,12 @@ def _reason(error: exc.DBAPIError, password: str) -> str:
 
 def _is_url(target: str | Path) -> bool:
     return isinstance(target, str) and "://" in target
+
+
+def is_server(target: str | Path | None = None) -> bool:
+    """Whether ``connect(target)`` opens a database server (PostgreSQL) rather than a SQLite file."""
+    target = resolve(target)
+    return _is_url(target) and not str(target).startswith("sqlite:")
 
 
 def _postgres_url(target: str) -> URL:

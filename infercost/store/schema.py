@@ -14,9 +14,9 @@ schema is a new revision there and the matching change here.
 from __future__ import annotations
 
 from sqlalchemy import (
+    REAL,
     BigInteger,
     Column,
-    REAL,
     Float,
     ForeignKey,
     Index,

@@ -38,17 +38,18 @@ def gpu_prices_json() -> list[dict[str, Any]]:
     return [entry.model_dump(mode="json") for entry in bundled_gpu_prices()]
 
 
-def store_stamp(db_path: Path | None = None) -> tuple[tuple[int, int], ...]:
+def store_stamp(db_path: Path | None = None) -> tuple:
     """Changes whenever the store commits (SQLite in WAL mode writes the ``-wal`` file, a checkpoint the main file).
 
     Caches of anything that reads stored runs take it as an argument, so a sweep that finishes while the app runs
-    reaches every page at once. Two ``stat`` calls: cheap enough for every rerun.
+    reaches every page at once. Two ``stat`` calls: cheap enough for every rerun. A PostgreSQL store has no file:
+    one query of counts and maxima there (``store.change_stamp``).
     """
-    target = db_path or store.resolve()
-    if not isinstance(target, Path):  # a PostgreSQL store: no file to watch, so ask it what it holds
+    target = store.resolve(db_path)
+    if store.is_server(target):  # a PostgreSQL store: no file to watch, so ask it what it holds
         with closing(store.connect(target)) as db:
             return (store.change_stamp(db),)
-    path = Path(target)
+    path = Path(str(target).removeprefix("sqlite:///"))
     stamp = []
     for file in (path, path.with_name(path.name + "-wal")):
         try:
