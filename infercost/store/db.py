@@ -148,10 +148,10 @@ class Store:
         self.engine.dispose()
 
 
-def upsert(db: Store, table: Table) -> Any:
-    """An INSERT that can take ``.on_conflict_do_nothing()`` / ``.on_conflict_do_update()``: both engines have
-    ``INSERT ... ON CONFLICT``, each in its own SQLAlchemy dialect module."""
-    return (postgresql if db.dialect == "postgresql" else sqlite).insert(table)
+def upsert(dialect: str, table: Table) -> Any:
+    """An INSERT for engine ``dialect`` (``db.dialect``) that can take ``.on_conflict_do_nothing()`` /
+    ``.on_conflict_do_update()``: both engines have ``INSERT ... ON CONFLICT``, each in its own SQLAlchemy module."""
+    return (postgresql if dialect == "postgresql" else sqlite).insert(table)
 
 
 def _dicts(params: Sequence[Any]) -> bool:

@@ -13,6 +13,7 @@ import uuid
 from array import array
 from collections.abc import Iterable
 from datetime import UTC, datetime
+from functools import cache
 from typing import Any
 
 from sqlalchemy import delete, func, select, update
@@ -29,19 +30,19 @@ REQUEST_COLUMNS = (
 IN_FLIGHT = "in_flight"
 
 
-def _insert_request(db: Store):
-    """An in-flight row, unless the request is stored already (a resume, or its outcome came first)."""
-    return upsert(db, requests).on_conflict_do_nothing()
+@cache
+def _request_statements(dialect: str) -> tuple[Any, Any]:
+    """(in-flight insert, outcome upsert) for an engine, built once: building them costs more than running them.
 
-
-def _finish_request(db: Store):
-    """An outcome replaces its in-flight row; a finished measured row is never replaced (a resume cannot change it)."""
-    statement = upsert(db, requests)
-    return statement.on_conflict_do_update(
+    An in-flight row goes in unless the request is stored already (a resume, or its outcome came first). An outcome
+    replaces its in-flight row; a finished measured row is never replaced (a resume cannot change it)."""
+    insert = upsert(dialect, requests)
+    finish = insert.on_conflict_do_update(
         index_elements=list(MEASURED_KEY), index_where=MEASURED,
-        set_={column: statement.excluded[column] for column in REQUEST_COLUMNS[5:]},
+        set_={column: insert.excluded[column] for column in REQUEST_COLUMNS[5:]},
         where=requests.c.status == IN_FLIGHT,
     )
+    return insert.on_conflict_do_nothing(), finish
 
 
 def pack_floats(values: Iterable[float]) -> bytes:
@@ -130,7 +131,7 @@ def plan_levels(db: Store, run_id: str, plan: Iterable[tuple[int, int, str, floa
 
 def _plan(db: Store, run_id: str, plan: Iterable[tuple[int, int, str, float]]) -> None:
     db.executemany(
-        upsert(db, levels).on_conflict_do_nothing(),
+        upsert(db.dialect, levels).on_conflict_do_nothing(),
         [{"run_id": run_id, "idx": idx, "repeat": repeat, "pattern": pattern, "load": load, "status": "pending"}
          for idx, repeat, pattern, load in plan],
     )
@@ -160,7 +161,7 @@ def insert_requests(db: Store, records: Iterable[dict[str, Any]], secrets: Itera
     """Commit records now, in order. An ``in_flight`` row marks a measured request as sent; its outcome replaces
     it. A finished measured request already stored (same run, level, repeat, seq) is never replaced."""
     secrets = list(secrets)
-    insert, finish = _insert_request(db), _finish_request(db)
+    insert, finish = _request_statements(db.dialect)
     with db:
         for record in records:
             db.execute(insert if record.get("status") == IN_FLIGHT else finish, _request_row(record, secrets))

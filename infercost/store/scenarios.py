@@ -84,7 +84,8 @@ def save_scenario(
     except (TypeError, ValueError) as error:
         raise InputError("profile", f"not storable as JSON: {error}") from None
     now = _now()
-    insert = upsert(db, scenarios).values(name=name, profile=text, notes=notes or "", created_at=now, updated_at=now)
+    insert = upsert(db.dialect, scenarios).values(name=name, profile=text, notes=notes or "", created_at=now,
+                                                  updated_at=now)
     # One statement: two people saving the same name at once both succeed, the later profile wins, nothing repeats.
     with db:
         db.execute(insert.on_conflict_do_update(index_elements=["name"], set_={
