@@ -1,8 +1,8 @@
 """Opening a store: a SQLite file (the default, no server) or a shared PostgreSQL database, migrated on open.
 
 Both are a SQLAlchemy engine behind one ``Store`` object, which every function of ``infercost.store`` takes as
-``db`` and which behaves like the sqlite3 connection it replaced: ``with db:`` is one transaction, a statement
-outside one commits at once, rows answer ``row["column"]`` and ``row[0]``.
+``db`` and which behaves like the sqlite3 connection it replaced: ``with db:`` is one transaction (a block inside
+it, a savepoint), a statement outside one commits at once, rows answer ``row["column"]`` and ``row[0]``.
 
 SQLite keeps its pragmas: WAL with ``synchronous=NORMAL`` (a commit survives SIGKILL of this process, not a power
 cut, without an fsync per request, so committing every request as it completes stays cheap) and foreign keys on.
@@ -92,6 +92,7 @@ class Store:
         self.dialect = engine.dialect.name  # "sqlite" or "postgresql"
         self._connection: Connection = engine.connect()
         self._depth = 0
+        self._savepoints: list[Any] = []
 
     def execute(self, statement: Any, params: Any = None) -> Rows:
         """Run a SQLAlchemy statement, or SQL text (``:name`` parameters with a dict; the driver's own paramstyle
@@ -116,7 +117,9 @@ class Store:
         return Rows([Row(tuple(row), index) for row in result], result.rowcount)
 
     def __enter__(self) -> Store:
-        if not self._depth:
+        if self._depth:  # a block inside a block: a savepoint, so its error undoes only its own part
+            self._savepoints.append(self._connection.begin_nested())
+        else:
             self._connection.info[_WRITE] = True
             try:
                 self._connection.begin()
@@ -128,8 +131,9 @@ class Store:
     def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
         self._depth -= 1
         if self._depth:
-            return  # a nested block: the outermost one commits
-        if kind is None:
+            savepoint = self._savepoints.pop()
+            savepoint.commit() if kind is None else savepoint.rollback()
+        elif kind is None:
             self._connection.commit()
         else:
             self._connection.rollback()

@@ -17,19 +17,25 @@ from __future__ import annotations
 import os
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from alembic import command
-from alembic.config import Config
-from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, inspect, text
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 ALEMBIC_DIR = Path(__file__).with_name("alembic")
 # Where revisions live. Tests add a directory holding one extra revision to exercise a new migration.
 VERSION_DIRS: list[Path] = [ALEMBIC_DIR / "versions"]
+# The newest revision in ``versions/``, so that the usual open (nothing to migrate) need not import Alembic, a
+# quarter of a second per command; a new revision updates it (tests/store/test_migrations.py checks it).
+LATEST = "m005_batch_jobs"
 _LOCK_KEY = 0x1F_C0_57  # pg_advisory_xact_lock key: one number that no other lock of this database uses
 
 
 def _config(connection: Connection | None = None) -> Config:
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(ALEMBIC_DIR))
     config.set_main_option("path_separator", "os")
@@ -39,13 +45,18 @@ def _config(connection: Connection | None = None) -> Config:
 
 
 @cache
-def _heads(dirs: tuple[Path, ...]) -> frozenset[str]:
+def script_heads(dirs: tuple[Path, ...]) -> frozenset[str]:
+    """The heads Alembic finds in ``dirs`` (what ``heads()`` answers without it)."""
+    from alembic.script import ScriptDirectory
+
     return frozenset(ScriptDirectory.from_config(_config()).get_heads())
 
 
 def heads() -> frozenset[str]:
     """The revisions a database is at once every migration is applied."""
-    return _heads(tuple(VERSION_DIRS))
+    if VERSION_DIRS == [ALEMBIC_DIR / "versions"]:
+        return frozenset({LATEST})
+    return script_heads(tuple(VERSION_DIRS))
 
 
 def current(connection: Connection) -> frozenset[str]:
@@ -67,6 +78,9 @@ def upgrade(connection: Connection) -> list[str]:
     before = current(connection) or _adopt_legacy(connection)
     if before == heads():
         return []  # another process migrated while this one waited for the lock
+    from alembic import command
+    from alembic.script import ScriptDirectory
+
     config = _config(connection)
     script = ScriptDirectory.from_config(config)
     todo = [rev.revision for rev in script.iterate_revisions("heads", ",".join(before) or "base")][::-1]
@@ -81,5 +95,7 @@ def _adopt_legacy(connection: Connection) -> frozenset[str]:
     names = sorted(row[0] for row in connection.execute(text("SELECT name FROM _migrations")))
     if not names:
         return frozenset()
+    from alembic import command
+
     command.stamp(_config(connection), names[-1])
     return frozenset(names[-1:])

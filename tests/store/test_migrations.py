@@ -17,6 +17,7 @@ from alembic.migration import MigrationContext
 from sqlalchemy import inspect
 
 from infercost import store
+from infercost.store import migrations
 from infercost.store.schema import metadata
 
 REPO = Path(__file__).resolve().parents[2]
@@ -50,6 +51,7 @@ def test_processes_opening_a_new_database_at_once_all_succeed(engine, tmp_path, 
     openers = [python(f"""
         import time
         from infercost import store
+from infercost.store import migrations
         time.sleep(max(0.0, {go} - time.time()))
         for target in {targets!r}:
             store.connect(target).close()
@@ -58,6 +60,11 @@ def test_processes_opening_a_new_database_at_once_all_succeed(engine, tmp_path, 
     assert [code for code, _ in results] == [0] * OPENERS, [err for _, err in results if err][:1]
     for target in targets:
         assert versions(target) == sorted(store.heads())
+
+
+def test_latest_names_alembics_head() -> None:
+    """``migrations.LATEST`` spares the usual open an import of Alembic; it must be the head Alembic finds."""
+    assert migrations.script_heads(tuple(migrations.VERSION_DIRS)) == {migrations.LATEST} == store.heads()
 
 
 def test_the_migrated_schema_is_the_one_schema_py_describes(store_target) -> None:
@@ -91,6 +98,7 @@ def downgrade():
 OPEN_WITH_EXTRA = """
     from pathlib import Path
     from infercost import store
+from infercost.store import migrations
     from infercost.store import migrations
 
     migrations.VERSION_DIRS.append(Path({versions!r}))

@@ -5,10 +5,12 @@ from __future__ import annotations
 import os
 
 import pytest
+from sqlalchemy import exc
 
 from infercost import store
 from infercost.errors import InputError
 from infercost.store import jobs
+from infercost.store.schema import scenarios
 
 PROFILE = {"calls_per_day": 1000, "prompt_tokens": 100, "output_tokens": 10}
 
@@ -101,6 +103,16 @@ def test_a_transaction_is_all_or_nothing(db) -> None:
         store.save_scenario(db, "kept?", PROFILE)
         raise RuntimeError("stop")
     assert store.list_scenarios(db) == []
+
+
+def test_an_error_inside_a_nested_block_undoes_only_that_block(db) -> None:
+    with db:
+        store.save_scenario(db, "outer", PROFILE)
+        store.save_scenario(db, "taken", PROFILE)
+        with pytest.raises(exc.IntegrityError), db:  # the unique name refuses a second "taken"
+            db.execute(scenarios.insert().values(name="taken", profile="{}", created_at="", updated_at=""))
+        store.save_scenario(db, "after", PROFILE)  # the transaction goes on (on PostgreSQL: not left aborted)
+    assert [s["name"] for s in store.list_scenarios(db)] == ["after", "outer", "taken"]
 
 
 def make_job(db, job_id: str = "job-1", records: int = 6) -> None:
