@@ -51,7 +51,6 @@ def test_processes_opening_a_new_database_at_once_all_succeed(engine, tmp_path, 
     openers = [python(f"""
         import time
         from infercost import store
-from infercost.store import migrations
         time.sleep(max(0.0, {go} - time.time()))
         for target in {targets!r}:
             store.connect(target).close()
@@ -98,7 +97,6 @@ def downgrade():
 OPEN_WITH_EXTRA = """
     from pathlib import Path
     from infercost import store
-from infercost.store import migrations
     from infercost.store import migrations
 
     migrations.VERSION_DIRS.append(Path({versions!r}))
