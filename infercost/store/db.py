@@ -132,7 +132,10 @@ class Store:
         self._depth -= 1
         if self._depth:
             savepoint = self._savepoints.pop()
-            savepoint.commit() if kind is None else savepoint.rollback()
+            if kind is None:
+                savepoint.commit()
+            else:
+                savepoint.rollback()
         elif kind is None:
             self._connection.commit()
         else:
