@@ -93,7 +93,7 @@ scenarios = Table(
     Column("id", SerialId, primary_key=True),
     Column("name", Text, nullable=False, unique=True),
     Column("profile", Text, nullable=False),
-    Column("notes", Text, nullable=False, server_default=""),
+    Column("notes", Text, nullable=False, server_default=text("''")),
     Column("created_at", Text, nullable=False),
     Column("updated_at", Text, nullable=False),
 )
@@ -122,7 +122,7 @@ batch_shards = Table(
     Column("first_idx", Integer, nullable=False),
     Column("records", Integer, nullable=False),
     Column("status", Text, nullable=False),
-    Column("files", Text, nullable=False, server_default="[]"),
+    Column("files", Text, nullable=False, server_default=text("'[]'")),
     PrimaryKeyConstraint("job_id", "shard"),
 )
 

@@ -69,7 +69,8 @@ def test_latest_names_alembics_head() -> None:
 def test_the_migrated_schema_is_the_one_schema_py_describes(store_target) -> None:
     db = store.connect(store_target)
     try:
-        differences = compare_metadata(MigrationContext.configure(db.connection), metadata)
+        context = MigrationContext.configure(db.connection, opts={"compare_server_default": True})
+        differences = compare_metadata(context, metadata)
     finally:
         db.close()
     assert differences == []
