@@ -161,6 +161,12 @@ def upsert(dialect: str, table: Table) -> Any:
     return (postgresql if dialect == "postgresql" else sqlite).insert(table)
 
 
+def storable_text(value: Any) -> Any:
+    """Text a server sent, storable on both engines: PostgreSQL's text cannot hold NUL, so it becomes U+FFFD (the
+    replacement character) on both, rather than a record lost to a hostile server's error body."""
+    return value.replace("\x00", "\ufffd") if isinstance(value, str) else value
+
+
 def _dicts(params: Sequence[Any]) -> bool:
     return bool(params) and isinstance(params[0], dict)
 

@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import bindparam, exc, func, select, update
 
 from infercost.errors import InputError
-from infercost.store.db import Row, Store
+from infercost.store.db import Row, Store, storable_text
 from infercost.store.schema import batch_jobs, batch_records, batch_shards
 
 PENDING, OK, FAILED = "pending", "ok", "failed"
@@ -194,8 +194,8 @@ def save_outcomes(db: Store, job_id: str, outcomes: Iterable[dict[str, Any]]) ->
                  .values({name: bindparam(f"v_{name}") for name in OUTCOME_COLUMNS}))
     with db:
         db.executemany(statement, [
-            {"b_job_id": job_id, "b_idx": o["idx"], **{f"v_{name}": o.get(name, _DEFAULTS.get(name))
-                                                         for name in OUTCOME_COLUMNS}}
+            {"b_job_id": job_id, "b_idx": o["idx"],
+             **{f"v_{name}": storable_text(o.get(name, _DEFAULTS.get(name))) for name in OUTCOME_COLUMNS}}
             for o in outcomes
         ])
 

@@ -19,7 +19,7 @@ from typing import Any
 from sqlalchemy import delete, func, select, update
 
 from infercost.errors import InputError
-from infercost.store.db import Row, Store, upsert
+from infercost.store.db import Row, Store, storable_text, upsert
 from infercost.store.redact import scrub
 from infercost.store.schema import MEASURED, MEASURED_KEY, levels, requests, runs
 
@@ -172,7 +172,7 @@ def _request_row(record: dict[str, Any], secrets: list[str]) -> dict[str, Any]:
     itl = row.get("itl") or []
     row["itl"] = itl if isinstance(itl, bytes) else pack_floats(itl)
     if row.get("error"):
-        row["error"] = scrub(row["error"], secrets)
+        row["error"] = storable_text(scrub(row["error"], secrets))
     return {column: row.get(column) for column in REQUEST_COLUMNS}
 
 

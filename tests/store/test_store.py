@@ -38,6 +38,16 @@ def test_a_measured_request_is_stored_once_and_itl_round_trips(db) -> None:
     assert store.next_session(db, run_id) == 1
 
 
+def test_a_nul_in_text_a_server_sent_is_stored_not_lost(db) -> None:
+    run_id = new_run(db)
+    store.insert_requests(db, [{"run_id": run_id, "idx": 0, "repeat": 0, "seq": 0, "phase": "measure", "session": 0,
+                                "itl": [], "status": "http_500", "error": "bad\x00byte"}])
+    assert store.get_requests(db, run_id)[0]["error"] == "bad\ufffdbyte"
+    make_job(db)
+    jobs.save_outcomes(db, "job-1", [{"idx": 0, "state": "failed", "attempts": 1, "reason": "http_500: a\x00b"}])
+    assert jobs.failures(db, "job-1") == [{"reason": "http_500: a\ufffdb", "records": 1}]
+
+
 def test_warmup_rows_are_kept_apart_from_measured_ones(db) -> None:
     run_id = new_run(db)
     key = {"run_id": run_id, "idx": 0, "repeat": 0, "seq": 0, "session": 0, "itl": [], "status": "ok"}
