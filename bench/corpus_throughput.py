@@ -3,9 +3,9 @@
 Generates a corpus of ``--files`` files (JSONL, CSV and Parquet in turn; prompts of 1 to 12 paragraphs drawn from
 every bundled language sample) and counts it with ``corpus_stats`` (local) and ``corpus_stats_on_ray`` on a local
 Ray instance of ``--cpus`` CPUs. Both are warm: the tokenizer is loaded in this process and, by a first run on a
-one-file corpus, in Ray's workers. ``--repeats`` local/Ray pairs run back to back, the order flipping each time, and
-the ratio is the median of the per-pair ratios, so a busy neighbour hits both sides alike. Ray's start (once per
-process) is printed apart. Every run's statistics must equal the local ones exactly, or the bench stops.
+small corpus of a file per CPU, in Ray's workers. ``--repeats`` local/Ray pairs run back to back, the order flipping
+each time, and the ratio is the median of the per-pair ratios, so a busy neighbour hits both sides alike. Ray's start
+(once per process) is printed apart. Every run's statistics must equal the local ones exactly, or the bench stops.
 
     python bench/corpus_throughput.py --size-mb 40 --files 8 --repeats 3
 """
@@ -88,7 +88,7 @@ def main() -> None:
         corpus, warm = Path(tmp) / "corpus", Path(tmp) / "warm"
         corpus.mkdir(), warm.mkdir()
         records = generate(corpus, args.size_mb, args.files)
-        generate(warm, 0.05, 1)
+        generate(warm, 0.05 * args.cpus, args.cpus)  # a file per worker: each loads the tokenizer
         size = sum(p.stat().st_size for p in corpus.iterdir())
         print(f"corpus: {args.files} files (JSONL, CSV, Parquet), {size / 2**20:.0f} MiB on disk, {records:,} records; "
               f"{args.tokenizer}; {os.cpu_count()} CPUs here, Ray given {args.cpus}")
@@ -98,7 +98,7 @@ def main() -> None:
                  runtime_env={"py_modules": [str(PACKAGE)]})
         try:
             on_ray(warm)
-            print(f"Ray start and a first one-file run (workers load the tokenizer): "
+            print(f"Ray start and a first small run (workers load the tokenizer): "
                   f"{time.perf_counter() - start:.1f} s")
             measure(local, on_ray, corpus, records, args.repeats)
         finally:
