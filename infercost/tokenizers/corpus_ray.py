@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +62,8 @@ def connect(address: str | None) -> tuple[Any, bool]:
         import ray
     except ImportError:
         raise InputError("executor", "Ray is not installed: pip install ray==2.60.0") from None
-    if ray.is_initialized():
+    refuse_unreachable(address)
+    if ray.is_initialized():  # a caller (a test, a notebook) holds a connection already: use it
         return ray, False
     try:
         ray.init(address=address or None, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING,
@@ -69,6 +71,18 @@ def connect(address: str | None) -> tuple[Any, bool]:
     except ConnectionError as error:
         raise InputError("address", f"{address}: cannot reach a Ray cluster ({str(error).splitlines()[0]})") from None
     return ray, True
+
+
+def refuse_unreachable(address: str | None, timeout_s: float = 5.0) -> None:
+    """A ``host:port`` (or ``ray://host:port``) where nothing listens is one line at once: ``ray.init`` itself waits
+    minutes for a head that is not there. ``auto``, ``local`` and no address are Ray's to resolve."""
+    host, _, port = (address or "").removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s).close()
+    except OSError as error:
+        raise InputError("address", f"{address}: no Ray head answers there ({error.strerror or error})") from None
 
 
 def count_files(ray: Any, files: list[CorpusFile], field: str | None, tokenizer_ids: list[str],

@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -171,6 +172,17 @@ def test_ray_options_out_of_place_are_one_line(capsys, argv, message):
     assert (code, out) == (2, "") and err.strip().startswith(message)
 
 
+def test_an_address_where_no_head_listens_is_one_line_at_once(capsys, tmp_path):
+    (tmp_path / "a.jsonl").write_text('{"prompt": "x"}\n')
+    with socket.socket() as probe:  # a port that was free a moment ago: nothing listens there
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    code, out, err = cli(capsys, "--tokenizer", "o200k_base", "--field", "prompt", str(tmp_path), "--executor", "ray",
+                         "--address", f"127.0.0.1:{port}")
+    assert (code, out) == (2, "") and err.strip() == f"error: address: 127.0.0.1:{port}: no Ray head answers there " \
+                                                     "(Connection refused)"
+
+
 def test_without_ray_installed_the_error_says_how_to_install_it(tmp_path, monkeypatch):
     (tmp_path / "a.jsonl").write_text('{"prompt": "x"}\n')
     monkeypatch.setitem(sys.modules, "ray", None)  # what ``import ray`` meets where the package is absent
@@ -186,6 +198,8 @@ def test_parts_are_merged_in_file_order_whichever_finishes_first(tmp_path, local
     for name in "bcdef":
         (tmp_path / f"{name}.jsonl").write_text(f'{{"prompt": "{name * 3}"}}\n{{"nothing": 1}}\n')
     local = corpus_stats(tmp_path, field="prompt", tokenizer_ids=["o200k_base"])
-    on_ray = corpus_stats_on_ray(tmp_path, field="prompt", tokenizer_ids=["o200k_base"])
+    seen = []
+    on_ray = corpus_stats_on_ray(tmp_path, field="prompt", tokenizer_ids=["o200k_base"], progress=seen.append)
+    assert len(seen) == 7 and seen == sorted(seen) and seen[-1] == 1.0  # a step per file, then done
     assert on_ray.stats["o200k_base"].counts.tolist() == local.stats["o200k_base"].counts.tolist()
     assert [s.file for s in on_ray.skipped] == [s.file for s in local.skipped] == sorted(s.file for s in local.skipped)
