@@ -8,6 +8,10 @@ counted, and only their counts are kept (4 bytes per record, enough for percenti
 Bad records (invalid UTF-8, NUL bytes, malformed JSON, a missing or non-text field, a record over
 ``MAX_RECORD_BYTES``) are skipped and reported with file, line and reason; good ones are still counted. The input
 as a whole is refused (``InputError``) when it is empty, binary, has no such column, or leaves no usable record.
+
+A corpus may be many files: a directory (recursively) or a glob, in sorted path order, each file in the format its
+own extension names (``corpus_files``). Each file is counted into a ``Part`` and the parts are merged in file order by
+``merge_parts``; ``corpus_ray`` counts the same parts on Ray and merges them with the same function.
 """
 
 from __future__ import annotations
