@@ -422,7 +422,7 @@ def parquet_group(parquet: Any, group: int, field: str, first: int, rows: int,
                 row += 1
                 if value is None:
                     skip(row, f"field {field!r} is null")
-                elif (text := utf8(value, row, skip)) is not None:
+                elif text := utf8(value, row, skip):  # an empty text is no record, as in JSONL and CSV
                     yield row, text
     except (pa.ArrowException, OSError) as error:
         reason = str(error).splitlines()[0] if str(error) else type(error).__name__

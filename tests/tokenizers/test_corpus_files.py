@@ -57,3 +57,18 @@ def test_progress_runs_over_the_whole_corpus_once(tmp_path):
     seen = []
     corpus_stats(str(tmp_path / "*.jsonl"), field="prompt", tokenizer_ids=["o200k_base"], progress=seen.append)
     assert len(seen) >= 4 and seen == sorted(seen) and seen[-1] == 1.0 and seen[0] < 0.5
+
+
+def test_an_empty_text_is_no_record_in_any_format(tmp_path):
+    """One directory may mix formats, so the same texts must make the same records in each (Parquet counted an
+    empty string as a record of 0 tokens where JSONL and CSV leave it out)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    texts = ["", "one", "", "two words"]
+    jsonl(tmp_path / "a.jsonl", texts)
+    pq.write_table(pa.table({"prompt": texts}), tmp_path / "b.parquet")
+    counted = [corpus_stats(tmp_path / name, field="prompt", tokenizer_ids=["o200k_base"])
+               for name in ("a.jsonl", "b.parquet")]
+    assert [stats.records for stats in counted] == [2, 2]
+    assert [stats.skipped_count for stats in counted] == [0, 0]

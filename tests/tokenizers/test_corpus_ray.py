@@ -42,22 +42,22 @@ def write_corpus(root: Path) -> list[str]:
     texts = TEXTS_USED
     counted: dict[str, list[str]] = {}
     (root / "logs" / "2026-11").mkdir(parents=True)
-    for i in range(3):  # JSONL: the field, a chat record, a malformed line, a missing field, a number
+    for i in range(3):  # JSONL: the field, a malformed line, a missing field, a number
         lines = [json.dumps({"prompt": t}, ensure_ascii=(i % 2 == 0)) for t in texts[i::3]]
         lines += ["{broken", json.dumps({"other": "x"}), json.dumps({"prompt": 7})]
         path = root / "logs" / f"part-{i}.jsonl"
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        counted[str(path)] = [t for t in texts[i::3] if t]  # an empty JSON string is not a record
+        counted[str(path)] = [t for t in texts[i::3] if t]  # an empty text is no record, in any format
     for i in range(2):  # CSV: quoted multi-line code, emoji; an empty value is not a record
         path = root / "logs" / "2026-11" / f"day-{i}.csv"
         with path.open("w", encoding="utf-8", newline="") as handle:
             csv.writer(handle).writerows([["id", "prompt"], *enumerate(texts[i::2])])
         counted[str(path)] = [t for t in texts[i::2] if t]
-    for i in range(2):  # Parquet: several row groups, a null; the empty string is a record (0 tokens)
+    for i in range(2):  # Parquet: several row groups, a null
         path = root / "logs" / f"shard-{i}.parquet"
         values = [*texts[i::2], None]
         pq.write_table(pa.table({"id": range(len(values)), "prompt": values}), path, row_group_size=5)
-        counted[str(path)] = texts[i::2]
+        counted[str(path)] = [t for t in texts[i::2] if t]
     (root / "logs" / "_SUCCESS").write_text("")
     (root / "logs" / ".part-0.jsonl.crc").write_bytes(b"\x00\x01")
     (root / "logs" / "notes.md").write_text("# not a record file when a field is given\n")
