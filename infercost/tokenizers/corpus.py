@@ -8,12 +8,17 @@ counted, and only their counts are kept (4 bytes per record, enough for percenti
 Bad records (invalid UTF-8, NUL bytes, malformed JSON, a missing or non-text field, a record over
 ``MAX_RECORD_BYTES``) are skipped and reported with file, line and reason; good ones are still counted. The input
 as a whole is refused (``InputError``) when it is empty, binary, has no such column, or leaves no usable record.
+
+A corpus may be many files: a directory (recursively) or a glob, in sorted path order, each file in the format its
+own extension names (``corpus_files``). Each file is counted into a ``Part`` and the parts are merged in file order by
+``merge_parts``; ``corpus_ray`` counts the same parts on Ray and merges them with the same function.
 """
 
 from __future__ import annotations
 
 import contextlib
 import csv
+import glob
 import io
 import json
 import os
@@ -417,7 +422,7 @@ def parquet_group(parquet: Any, group: int, field: str, first: int, rows: int,
                 row += 1
                 if value is None:
                     skip(row, f"field {field!r} is null")
-                elif (text := utf8(value, row, skip)) is not None:
+                elif text := utf8(value, row, skip):  # an empty text is no record, as in JSONL and CSV
                     yield row, text
     except (pa.ArrowException, OSError) as error:
         reason = str(error).splitlines()[0] if str(error) else type(error).__name__
@@ -466,17 +471,32 @@ def prefetch(batches: Iterator[Batch], depth: int = 2) -> Iterator[Batch]:
         worker.join()
 
 
-def corpus_stats(path_or_fileobj: str | os.PathLike | IO[bytes], *, field: str | None, tokenizer_ids: list[str],
-                 fmt: str | None = None, progress: Progress | None = None) -> CorpusStats:
-    """Count every record with each tokenizer; see the module docstring for formats and bad input."""
-    if not tokenizer_ids:
-        raise InputError("tokenizer", "choose at least one tokenizer")
+@dataclass
+class Part:
+    """One file counted: what the local and the Ray executors both produce, and ``merge_parts`` adds up. Plain data
+    (arrays, numbers, strings), so it travels back from a Ray worker unchanged. ``error`` is an ``InputError``'s
+    ``(field, reason)`` that a Ray worker hands back instead of raising, so the driver raises the first in file order,
+    as the local path does."""
+
+    file: str
+    fmt: str
+    counts: dict[str, np.ndarray]  # tokenizer id -> tokens of each record, in file order (int32)
+    chars: int = 0
+    bytes: int = 0
+    skipped: list[Skipped] = dataclass_field(default_factory=list)
+    skipped_count: int = 0
+    error: tuple[str, str] | None = None
+
+
+def count_part(path_or_fileobj: str | os.PathLike | IO[bytes], fmt: str | None, *, field: str | None,
+               tokenizer_ids: list[str], progress: Progress | None = None) -> Part:
+    """Count one file (or stream) with each tokenizer, reading and parsing the next batch while this one counts."""
     tokenizers = {tid: get_tokenizer(tid) for tid in dict.fromkeys(tokenizer_ids)}
     source = Source(path_or_fileobj)
     try:
         fmt = detect_format(source.name, fmt)
         skip = Collector(source.name)
-        chunks: dict[str, list[np.ndarray]] = {tid: [] for tid in tokenizers}
+        chunks: dict[str, list[np.ndarray]] = {tid: [np.zeros(0, np.int32)] for tid in tokenizers}
         chars = size = 0
         for batch in prefetch(batched(READERS[fmt](source, field, skip), source)):
             for tid, tokenizer in tokenizers.items():
@@ -488,21 +508,119 @@ def corpus_stats(path_or_fileobj: str | os.PathLike | IO[bytes], *, field: str |
                 progress(batch.fraction)
     finally:
         source.close()
-    records = sum(c.size for c in next(iter(chunks.values())))
+    counts = {tid: np.concatenate(parts) for tid, parts in chunks.items()}
+    return Part(source.name, fmt, counts, chars, size, skip.items, skip.count)
+
+
+def merge_parts(name: str, field: str | None, parts: list[Part]) -> CorpusStats:
+    """The corpus from its files' parts, in file order: the one merge both executors use, so they cannot drift.
+
+    Exact: every record's count is kept and concatenated in file order, so totals, percentiles and the histogram
+    come from the same array whichever machine counted which file. The first part's error is raised; a corpus
+    without a usable record is refused, naming the field when every skip says it was missing."""
+    if failed := next((part for part in parts if part.error), None):
+        raise InputError(*failed.error)
+    skip = Collector(name)
+    for part in parts:
+        skip.items.extend(part.skipped[:MAX_SKIPPED_LISTED - len(skip.items)])
+        skip.count += part.skipped_count
+    tokenizer_ids = list(parts[0].counts)
+    stats = {tid: TokenStats(tid, np.concatenate([part.counts[tid] for part in parts])) for tid in tokenizer_ids}
+    records = stats[tokenizer_ids[0]].records
     if records == 0:
         missing_field = bool(skip.items) and all(s.reason.startswith("no field") for s in skip.items)
-        raise InputError("field" if missing_field else "file", no_records_reason(source.name, skip))
-    if progress:
-        progress(1.0)
-    stats = {tid: TokenStats(tid, np.concatenate(parts)) for tid, parts in chunks.items()}
-    return CorpusStats(source.name, fmt, field, records, chars, size, stats, skip.items, skip.count)
+        raise InputError("field" if missing_field else "file", no_records_reason(name, skip))
+    fmt = "+".join(sorted({part.fmt for part in parts}))
+    return CorpusStats(name, fmt, field, records, sum(p.chars for p in parts), sum(p.bytes for p in parts), stats,
+                       skip.items, skip.count)
 
 
 def no_records_reason(name: str, skip: Collector) -> str:
     if not skip.count:
         return f"{name}: no records with text"
     first = skip.items[0]
-    return f"{name}: no usable records; {skip.count} skipped, first on line {first.line}: {first.reason}"
+    where = f"on line {first.line}" if first.file == name else f"in {first.file} on line {first.line}"
+    return f"{name}: no usable records; {skip.count} skipped, first {where}: {first.reason}"
+
+
+@dataclass(frozen=True)
+class CorpusFile:
+    path: str
+    fmt: str
+    size: int  # bytes, for progress over the whole corpus
+
+
+def corpus_files(path: str | os.PathLike, *, fmt: str | None, field: str | None) -> list[CorpusFile]:
+    """The files a path names, in sorted order (the same on every executor): a file; a glob (quoted, so the shell
+    leaves it alone; ``**`` recurses), every file it matches; or a directory, recursively, the files whose extension
+    names a records format (JSONL, CSV, Parquet with a field; TXT without one; every file with ``fmt``), leaving out
+    names that start with ``.`` or ``_`` (``_SUCCESS``, ``.crc`` files beside a Spark or Hive output). Each file's
+    format comes from its own extension unless ``fmt`` names one for all."""
+    text = str(path)
+    if glob.has_magic(text) and not Path(text).exists():
+        paths = sorted(p for p in glob.glob(text, recursive=True) if Path(p).is_file())
+        if not paths:
+            raise InputError("file", f"{text}: no file matches")
+    elif Path(text).is_dir():
+        paths = directory_files(Path(text), fmt, field)
+    elif Path(text).is_file():
+        paths = [str(Path(text))]
+    else:
+        raise InputError("file", f"{Path(text)}: no such file")
+    return [CorpusFile(p, detect_format(p, fmt), os.stat(p).st_size) for p in paths]
+
+
+def directory_files(directory: Path, fmt: str | None, field: str | None) -> list[str]:
+    wanted = {"jsonl", "csv", "parquet"} if field else {"txt"}
+    paths = sorted(str(p) for p in directory.rglob("*")
+                   if p.is_file() and not any(part[0] in "._" for part in p.relative_to(directory).parts)
+                   and (fmt or FORMATS.get(p.suffix.lower()) in wanted))
+    if not paths:
+        suffixes = ", ".join(sorted(s for s, f in FORMATS.items() if f in wanted))
+        raise InputError("file", f"{directory}: no record files in this directory ({suffixes})")
+    return paths
+
+
+def corpus_name(path_or_fileobj: str | os.PathLike | IO[bytes]) -> str:
+    if isinstance(path_or_fileobj, (str, os.PathLike)):
+        text = str(path_or_fileobj)
+        return text if glob.has_magic(text) and not Path(text).exists() else str(Path(text))
+    return str(getattr(path_or_fileobj, "name", "<stdin>"))
+
+
+def corpus_stats(path_or_fileobj: str | os.PathLike | IO[bytes], *, field: str | None, tokenizer_ids: list[str],
+                 fmt: str | None = None, progress: Progress | None = None) -> CorpusStats:
+    """Count every record with each tokenizer: one file, stream or upload, or a directory or glob of files (in
+    sorted order); see the module docstring for formats and bad input. Each file is a part; ``merge_parts`` adds
+    them up, as it does for ``corpus_ray.corpus_stats_on_ray``."""
+    tokenizer_ids = checked_tokenizers(tokenizer_ids)
+    if not isinstance(path_or_fileobj, (str, os.PathLike)):  # stdin or an upload: one stream
+        parts = [count_part(path_or_fileobj, fmt, field=field, tokenizer_ids=tokenizer_ids, progress=progress)]
+    else:
+        files = corpus_files(path_or_fileobj, fmt=fmt, field=field)
+        total, done, parts = sum(f.size for f in files) or 1, 0, []
+        for file in files:
+            within = within_file(progress, done / total, file.size / total)
+            parts.append(count_part(file.path, file.fmt, field=field, tokenizer_ids=tokenizer_ids, progress=within))
+            done += file.size
+    stats = merge_parts(corpus_name(path_or_fileobj), field, parts)
+    if progress:
+        progress(1.0)
+    return stats
+
+
+def within_file(progress: Progress | None, start: float, share: float) -> Progress | None:
+    """Progress through one file as progress through the corpus: the file is ``share`` of it, from ``start``."""
+    return (lambda fraction: progress(start + fraction * share)) if progress else None
+
+
+def checked_tokenizers(tokenizer_ids: list[str]) -> list[str]:
+    """The ids without repeats, each loaded once here so a bad id fails before any file is read."""
+    if not tokenizer_ids:
+        raise InputError("tokenizer", "choose at least one tokenizer")
+    for tid in tokenizer_ids:
+        get_tokenizer(tid)
+    return list(dict.fromkeys(tokenizer_ids))
 
 
 @dataclass(frozen=True)
