@@ -96,6 +96,24 @@ def keep_widget_state(state: MutableMapping[str, Any]) -> None:
         state[key] = value
 
 
+def editor_start(state: MutableMapping[str, Any], key: str, default: Any) -> Any:
+    """The table a data editor is drawn from: the person's last edited table once the editor has lost its edits.
+
+    Streamlit holds a data editor's edits only as changes against the table it was given, and drops them when the
+    page is not shown, so a page keeps the edited table itself (``keep_edited``). While the editor's changes live
+    (``key`` in the state) it must keep the table they apply to; once they are gone, it starts from the edited one.
+    """
+    start = f"{key}_start"
+    if key not in state or start not in state:
+        state[start] = state.get(f"{key}_edited", default)
+    return state[start]
+
+
+def keep_edited(state: MutableMapping[str, Any], key: str, edited: Any) -> None:
+    """Remember what a data editor shows now, for ``editor_start`` after a visit to another page."""
+    state[f"{key}_edited"] = edited
+
+
 def profile_document(state: MutableMapping[str, Any]) -> dict[str, Any]:
     """The workload profile (DESIGN.md) that the current form describes."""
     document = {key: state[key] for key in WORKLOAD_DEFAULTS if key in state}

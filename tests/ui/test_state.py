@@ -4,7 +4,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from infercost.ui.state import is_kept_widget, keep_widget_state
+from infercost.ui.state import editor_start, is_kept_widget, keep_edited, keep_widget_state
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
@@ -35,3 +35,13 @@ def test_a_kept_value_is_written_back_once_streamlit_dropped_it():
     del state["slo_p95_ttft_ms"]  # what Streamlit does when the widget is not rendered
     keep_widget_state(state)
     assert state["slo_p95_ttft_ms"] == 777.0 and "save_scenario" not in state["_kept_widget_values"]
+
+
+def test_a_data_editor_comes_back_with_the_table_the_person_edited():
+    state: dict = {}
+    assert editor_start(state, "points_editor", "prefilled") == "prefilled"
+    state["points_editor"] = {"edited_rows": {0: {"x": 7}}}  # Streamlit's record of the edits
+    keep_edited(state, "points_editor", "edited")
+    assert editor_start(state, "points_editor", "prefilled") == "prefilled"  # the edits still apply to it
+    del state["points_editor"]  # another page was shown: Streamlit dropped the edits
+    assert editor_start(state, "points_editor", "prefilled") == "edited"
