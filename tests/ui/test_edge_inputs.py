@@ -2,7 +2,10 @@
 
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
+
+from infercost.estimate import cost_range_text
 
 PAGES = Path(__file__).resolve().parents[2] / "infercost/ui/pages"
 
@@ -131,3 +134,17 @@ def test_the_kind_column_tells_the_scaling_modes_apart():
     width = json.loads(frame.proto.columns)["kind"].get("width")
     longest = max(len(kind) for kind in frame.value["kind"])
     assert isinstance(width, int) and longest * 7 + 16 <= width, (longest, width)
+
+
+@pytest.mark.parametrize(("span", "text"), [([1936.8, 1936.8], "$1,937"), ([1936.8, 1937.2], "$1,937"),
+                                            ([1936.8, 1937.6], "$1,937–1,938"), ([839.5, None], "$840–SLO missed at p90")])  # fmt: skip
+def test_a_range_whose_ends_read_the_same_is_one_value(span, text):
+    # Regression: an always-on setup whose P10 and P90 both need one replica read "$1,937–1,937".
+    assert cost_range_text({"cost_per_month_range": span}) == text
+
+
+def test_no_range_on_the_compare_page_repeats_its_value():
+    at = compare_with()
+    frame = next(frame for frame in at.dataframe if "kind" in frame.value.columns)
+    ranges = [text for text in frame.value["range"] if "–" in text]
+    assert ranges and all(low != f"${high}" for low, high in (text.split("–") for text in ranges)), ranges
