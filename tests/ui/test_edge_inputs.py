@@ -136,8 +136,11 @@ def test_the_kind_column_tells_the_scaling_modes_apart():
     assert isinstance(width, int) and longest * 7 + 16 <= width, (longest, width)
 
 
-@pytest.mark.parametrize(("span", "text"), [([1936.8, 1936.8], "$1,937"), ([1936.8, 1937.2], "$1,937"),
-                                            ([1936.8, 1937.6], "$1,937–1,938"), ([839.5, None], "$840–SLO missed at p90")])  # fmt: skip
+RANGES = [([1936.8, 1936.8], "$1,937"), ([1936.8, 1937.2], "$1,937"), ([1936.8, 1937.6], "$1,937–1,938"),
+          ([839.5, None], "$840–SLO missed at p90")]
+
+
+@pytest.mark.parametrize(("span", "text"), RANGES)
 def test_a_range_whose_ends_read_the_same_is_one_value(span, text):
     # Regression: an always-on setup whose P10 and P90 both need one replica read "$1,937–1,937".
     assert cost_range_text({"cost_per_month_range": span}) == text
