@@ -151,3 +151,12 @@ def test_no_range_on_the_compare_page_repeats_its_value():
     frame = next(frame for frame in at.dataframe if "kind" in frame.value.columns)
     ranges = [text for text in frame.value["range"] if "–" in text]
     assert ranges and all(low != f"${high}" for low, high in (text.split("–") for text in ranges)), ranges
+
+
+def test_an_api_row_has_no_replicas_rather_than_none():
+    # Regression: the table drew an API row's missing replicas (NaN) as a grey "None".
+    at = compare_with()
+    frame = next(frame for frame in at.dataframe if "kind" in frame.value.columns).value
+    replicas = frame.set_index("kind")["replicas"]
+    assert set(replicas.loc["API"]) == {"–"}
+    assert all(text.isdigit() for text in replicas.drop("API"))
