@@ -53,7 +53,7 @@ KEPT_WIDGET_KEYS = frozenset({
     "bench_target", "bench_base_url", "bench_model", "bench_api", "bench_api_key_env", "bench_concurrency",
     "bench_requests", "bench_input_tokens", "bench_output_tokens", "bench_cpu_only",
     # the batch form
-    "base_url", "model", "concurrency",
+    "base_url", "model", "concurrency", "backend", "executor", "address", "actors", "gpus",
     "scenario_name", "scenario_notes",
 })  # fmt: skip
 KEPT_WIDGET_PREFIXES = ("cmp_", "bill_", "gpu_price_", "gpu_offer_")
