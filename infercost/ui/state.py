@@ -51,7 +51,8 @@ KEPT_WIDGET_KEYS = frozenset({
     "distribution_tokenizer", "compare_runs",
     # the benchmark form: its own keys, never the workload's ("output_tokens") or the batch form's ("concurrency")
     "bench_target", "bench_base_url", "bench_model", "bench_api", "bench_api_key_env", "bench_concurrency",
-    "bench_requests", "bench_input_tokens", "bench_output_tokens", "bench_cpu_only",
+    "bench_requests", "bench_input_tokens", "bench_output_tokens", "bench_cpu_only", "bench_soak", "bench_duration_s",
+    "bench_window_s",
     # the batch form
     "base_url", "model", "concurrency", "backend", "executor", "address", "actors", "gpus",
     "scenario_name", "scenario_notes",
