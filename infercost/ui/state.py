@@ -45,7 +45,7 @@ KEPT_WIDGET_KEYS = frozenset({
     # the bill's self-host panel
     "self_host_on", "gpu_offer", "gpus_per_replica", "slo_p95_ttft_ms", "slo_p95_tpot_ms", "peak_to_average",
     "self_host_mode", "measured_in", "measured_out", "bill_tab", "billing_increment_minutes", "cold_start_minutes",
-    "deadline_hours", "min_replicas", "max_replicas", "target_utilization",
+    "deadline_hours", "min_replicas", "max_replicas", "target_utilization", "own_points_gpus",
     # tokens and benchmark forms
     "tokenizer_ids", "extra_tokenizer", "language_measure", "corpus_source", "corpus_path", "corpus_tokenizers",
     "distribution_tokenizer", "compare_runs",

@@ -103,8 +103,9 @@ with st.expander(
         throughput = {"roofline": {"model": model, "gpu": gpu, "dtype": dtype, "gpus": gpus_per_replica}}
         st.caption(f"Model: **{model}** on {gpus_per_replica}× {gpu} ({dtype}) · roofline estimate, not measured")
     else:
-        gpus_per_replica = int(b.number_input("GPUs per replica", 1, 1024, 1, key="gpus_per_replica"))
         example = next((p for p in profiles if "p95_tpot_ms" in p.points[0] and "H100" in p.hardware), profiles[0])
+        gpus_per_replica = int(b.number_input("GPUs per replica", 1, 1024, int(example.gpus_per_replica or 1),
+                                              key="own_points_gpus", help="the GPUs that served the points below"))
         st.caption(f"Operating points of one replica: requests/s, output tokens/s and latencies at each concurrency. "
                    f"Prefilled with *{example.name}* ({example.basis}, not measured here); "
                    "replace them with yours.")  # fmt: skip
