@@ -184,8 +184,9 @@ def stored_jobs() -> None:
 
 
 st.title("Batch jobs")
-st.caption("An OpenAI batch file sent to any OpenAI-compatible server: the budget before, every record checkpointed "
-           "as it completes (a stopped or killed job resumes), outputs per shard, and the bill beside the budget.")
+st.caption("An OpenAI batch file sent to any OpenAI-compatible server, or run by a model in process (locally or in "
+           "Ray actors): the budget before, every record checkpointed as it completes (a stopped or killed job "
+           "resumes), outputs per shard, and the bill beside the budget.")
 with st.expander("New job", expanded=not st.session_state.get("batch_job")):
     new_job_form()
 stored_jobs()
