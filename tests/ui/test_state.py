@@ -72,3 +72,14 @@ def test_a_model_line_moves_to_the_successor_once_a_retirement_is_announced():
     before, after = retired.deprecation_date - dt.timedelta(days=400), retired.deprecation_date
     assert current_model(retired.id, catalog, after) not in (None, retired.id)
     assert current_model(retired.id, catalog, before) != retired.id  # announced: new workloads start on the successor
+
+
+def test_the_setup_included_in_the_bill_is_compared_too():
+    # Regression: Compare priced only its own setups, so the one a person built and included on the bill was missing.
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    at.toggle(key="self_host_on").set_value(True).run()
+    name = at.session_state["panel_setup"]["name"]
+    at.switch_page("infercost/ui/pages/compare.py").run()
+    assert not at.exception, at.exception
+    table = next(frame.value for frame in at.dataframe if "kind" in frame.value.columns)
+    assert name in table["option"].tolist()

@@ -148,7 +148,10 @@ def with_offer(setup: dict) -> dict:
 setups = [{**with_offer(setup), **common} for setup in s["compare_setups"] if setup["name"] in kept]
 setups += [{**setup, "name": f"{setup['name']} · {other}", "mode": other} for other in also for setup in setups]
 
-document = profile_document(s) | {"self_host": setups, "calls_per_day_cv": s["calls_per_day_cv"]}
+document = profile_document(s)
+for setup in document["self_host"]:  # the bill's own setup, and any a scenario or link loaded, as they are there
+    setups.append({**setup, "name": unique_name(setup["name"], [other["name"] for other in setups])})
+document |= {"self_host": setups, "calls_per_day_cv": s["calls_per_day_cv"]}
 profile_json = json.dumps(document, sort_keys=True, default=str)
 try:
     result = estimate_json(profile_json)
