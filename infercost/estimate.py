@@ -216,12 +216,13 @@ def gpu_offer(spec: SelfHost, hardware: str, offers: Sequence[GpuPrice]) -> dict
 
 def cost_range_text(row: Mapping[str, Any]) -> str:
     """"$1,520–1,850" where a self-host row carries ``cost_per_month_range`` ([p10, p90]), else empty; an end at which
-    no point would meet the SLO says so. The page and the report show it beside the cost."""
+    no point would meet the SLO says so. Ends that read the same are one value ("$1,937", not "$1,937–1,937": whole
+    replicas often cost the same at either end). The page and the report show it beside the cost."""
     span = row.get("cost_per_month_range")
     if not span or span[0] is None:  # the optimistic end fails only where the estimate itself does
         return ""
-    low, high = span
-    return f"${low:,.0f}–{'SLO missed at p90' if high is None else f'{high:,.0f}'}"
+    low, high = f"{span[0]:,.0f}", "SLO missed at p90" if span[1] is None else f"{span[1]:,.0f}"
+    return f"${low}" if low == high else f"${low}–{high}"
 
 
 def self_host_row(profile: Profile, spec: SelfHost, index: int, load_run: RunLoader | None,

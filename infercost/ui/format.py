@@ -40,6 +40,12 @@ def money(value: float | None) -> str:
     return f"${value:,.2f}" if abs(value) >= 0.01 or value == 0 else f"${value:.2g}"
 
 
+def count_text(values: pd.Series) -> pd.Series:
+    """Whole counts as text ("3"), "–" where a row has none (an API has no replicas): a table draws a missing number
+    as a grey "None", which reads like a value."""
+    return values.map(lambda value: "–" if pd.isna(value) else f"{value:,.0f}")
+
+
 def text_width_px(texts: Iterable[str], *, least: int = 75) -> int:
     """A column width that shows the longest of these texts whole: Streamlit sizes an unset width from the first
     rows only, so a long value further down is cut. About 8 px a character at the table's font, plus padding."""

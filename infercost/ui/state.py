@@ -5,8 +5,11 @@ No Streamlit import here: functions take the session state as a plain mapping, s
 
 from __future__ import annotations
 
-from collections.abc import MutableMapping, Sequence
+import datetime as dt
+from collections.abc import Mapping, MutableMapping, Sequence
 from typing import Any
+
+from infercost.pricing import ApiPrice, bundled_api_prices, lifecycle
 
 WORKLOAD_DEFAULTS: dict[str, Any] = {
     "name": "my-workload",
@@ -22,13 +25,15 @@ WORKLOAD_DEFAULTS: dict[str, Any] = {
     "batch": False,
     "days_per_month": 30,
 }
-PREFERRED_MODELS = (
+# One model line per well-known provider (and an open-weights host), named by a model the catalog holds; a line whose
+# model has a retirement date announced is carried on to the successor the catalog names, so the defaults stay current.
+MODEL_LINES = (
     "gpt-4o-mini",
     "gpt-5-mini",
     "claude-sonnet-4-5",
     "gemini-2.5-flash",
     "deepseek-chat",
-    "together/meta-llama-3.1-8b-instruct-turbo",
+    "together/meta-llama-3.1-8b",
 )
 PROMPT_IN_CHARACTERS = "characters of a language"
 PERSISTENT_KEYS = (*WORKLOAD_DEFAULTS, "api_models", "price_overrides", "self_host", "prompt_distribution",
@@ -40,15 +45,16 @@ KEPT_WIDGET_KEYS = frozenset({
     # the bill's self-host panel
     "self_host_on", "gpu_offer", "gpus_per_replica", "slo_p95_ttft_ms", "slo_p95_tpot_ms", "peak_to_average",
     "self_host_mode", "measured_in", "measured_out", "bill_tab", "billing_increment_minutes", "cold_start_minutes",
-    "deadline_hours", "min_replicas", "max_replicas", "target_utilization",
+    "deadline_hours", "min_replicas", "max_replicas", "target_utilization", "own_points_gpus",
     # tokens and benchmark forms
     "tokenizer_ids", "extra_tokenizer", "language_measure", "corpus_source", "corpus_path", "corpus_tokenizers",
     "distribution_tokenizer", "compare_runs",
     # the benchmark form: its own keys, never the workload's ("output_tokens") or the batch form's ("concurrency")
     "bench_target", "bench_base_url", "bench_model", "bench_api", "bench_api_key_env", "bench_concurrency",
-    "bench_requests", "bench_input_tokens", "bench_output_tokens", "bench_cpu_only",
+    "bench_requests", "bench_input_tokens", "bench_output_tokens", "bench_cpu_only", "bench_soak", "bench_duration_s",
+    "bench_window_s",
     # the batch form
-    "base_url", "model", "concurrency",
+    "base_url", "model", "concurrency", "backend", "executor", "address", "actors", "gpus",
     "scenario_name", "scenario_notes",
 })  # fmt: skip
 KEPT_WIDGET_PREFIXES = ("cmp_", "bill_", "gpu_price_", "gpu_offer_")
@@ -56,10 +62,26 @@ NOT_RESTORABLE = frozenset({"cmp_add", "bill_table"})  # buttons and tables unde
 KEPT_COPY = "_kept_widget_values"  # session key: the permanent copy
 
 
-def default_models(available: Sequence[str]) -> list[str]:
-    """A handful of well-known models that the catalog holds."""
-    chosen = [model for model in PREFERRED_MODELS if model in available]
-    return chosen or list(available[:5])
+def current_model(model_id: str, catalog: Mapping[str, ApiPrice], today: dt.date) -> str | None:
+    """The model, or its newest successor in the catalog while a retirement is announced; None if that is not current
+    (a retired model prices old scenarios, but a new workload should not start on it)."""
+    seen = {model_id}
+    while (entry := catalog.get(model_id)) and entry.deprecation_date and entry.successor in catalog:
+        if entry.successor in seen:  # a loop in the data: stop where we are
+            break
+        model_id = entry.successor
+        seen.add(model_id)
+    entry = catalog.get(model_id)
+    return model_id if entry is not None and lifecycle(entry, today=today) == "current" else None
+
+
+def default_models(available: Sequence[str], today: dt.date | None = None) -> list[str]:
+    """A handful of well-known models that the catalog holds, each current today (see ``MODEL_LINES``)."""
+    catalog = {entry.id: entry for entry in bundled_api_prices()}
+    when = today or dt.date.today()
+    chosen = [current_model(model, catalog, when) for model in MODEL_LINES]
+    picked = [model for model in dict.fromkeys(chosen) if model is not None and model in available]
+    return picked or list(available[:5])
 
 
 def init_state(state: MutableMapping[str, Any], available_models: Sequence[str]) -> None:
@@ -94,6 +116,24 @@ def keep_widget_state(state: MutableMapping[str, Any]) -> None:
         kept[key] = state[key]
     for key, value in kept.items():
         state[key] = value
+
+
+def editor_start(state: MutableMapping[str, Any], key: str, default: Any) -> Any:
+    """The table a data editor is drawn from: the person's last edited table once the editor has lost its edits.
+
+    Streamlit holds a data editor's edits only as changes against the table it was given, and drops them when the
+    page is not shown, so a page keeps the edited table itself (``keep_edited``). While the editor's changes live
+    (``key`` in the state) it must keep the table they apply to; once they are gone, it starts from the edited one.
+    """
+    start = f"{key}_start"
+    if key not in state or start not in state:
+        state[start] = state.get(f"{key}_edited", default)
+    return state[start]
+
+
+def keep_edited(state: MutableMapping[str, Any], key: str, edited: Any) -> None:
+    """Remember what a data editor shows now, for ``editor_start`` after a visit to another page."""
+    state[f"{key}_edited"] = edited
 
 
 def profile_document(state: MutableMapping[str, Any]) -> dict[str, Any]:

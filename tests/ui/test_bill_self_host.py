@@ -60,3 +60,16 @@ def test_autoscaling_shows_replicas_by_hour():
     assert at.session_state["panel_setup"]["mode"] == "autoscaled"
     # the replicas running in each hour (the cost bars are Vega-Lite; the curves run only when their tab is opened)
     assert [chart.key for chart in at.get("plotly_chart")] == ["replicas_by_hour"]
+
+
+def test_own_points_prefilled_from_a_multi_gpu_table_count_its_gpus():
+    # Regression: the points were prefilled from a 4× H100 table but priced as one GPU per replica (a quarter of
+    # the cost).
+    from infercost.performance.profiles import closed_loop_profiles
+
+    at = with_self_host()
+    at.selectbox(key="bill_throughput_H100 SXM").set_value("My own measured points").run()
+    assert not at.exception, at.exception
+    prefilled = next(p for p in closed_loop_profiles() if any(f"*{p.name}*" in c.value for c in at.caption))
+    assert prefilled.gpus_per_replica > 1  # the case this guards
+    assert at.session_state["panel_setup"]["gpus_per_replica"] == prefilled.gpus_per_replica

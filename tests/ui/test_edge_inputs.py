@@ -2,7 +2,10 @@
 
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
+
+from infercost.estimate import cost_range_text
 
 PAGES = Path(__file__).resolve().parents[2] / "infercost/ui/pages"
 
@@ -131,3 +134,29 @@ def test_the_kind_column_tells_the_scaling_modes_apart():
     width = json.loads(frame.proto.columns)["kind"].get("width")
     longest = max(len(kind) for kind in frame.value["kind"])
     assert isinstance(width, int) and longest * 7 + 16 <= width, (longest, width)
+
+
+RANGES = [([1936.8, 1936.8], "$1,937"), ([1936.8, 1937.2], "$1,937"), ([1936.8, 1937.6], "$1,937–1,938"),
+          ([839.5, None], "$840–SLO missed at p90")]
+
+
+@pytest.mark.parametrize(("span", "text"), RANGES)
+def test_a_range_whose_ends_read_the_same_is_one_value(span, text):
+    # Regression: an always-on setup whose P10 and P90 both need one replica read "$1,937–1,937".
+    assert cost_range_text({"cost_per_month_range": span}) == text
+
+
+def test_no_range_on_the_compare_page_repeats_its_value():
+    at = compare_with()
+    frame = next(frame for frame in at.dataframe if "kind" in frame.value.columns)
+    ranges = [text for text in frame.value["range"] if "–" in text]
+    assert ranges and all(low != f"${high}" for low, high in (text.split("–") for text in ranges)), ranges
+
+
+def test_an_api_row_has_no_replicas_rather_than_none():
+    # Regression: the table drew an API row's missing replicas (NaN) as a grey "None".
+    at = compare_with()
+    frame = next(frame for frame in at.dataframe if "kind" in frame.value.columns).value
+    replicas = frame.set_index("kind")["replicas"]
+    assert set(replicas.loc["API"]) == {"–"}
+    assert all(text.isdigit() for text in replicas.drop("API"))

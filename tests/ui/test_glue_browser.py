@@ -46,6 +46,48 @@ def toggle(page, label: str):
     return page.get_by_test_id("stCheckbox").filter(has_text=label).locator("input")
 
 
+def choose(page, label: str, option: str) -> None:
+    box = page.get_by_test_id("stSelectbox").filter(has_text=label).locator("input")
+    box.click()
+    box.fill(option)
+    page.get_by_role("option", name=option).click()
+    settle(page)
+
+
+def own_points(page) -> list[str]:
+    """The texts of the bill's points editor, row by row (the grid draws on a canvas and mirrors it in a table)."""
+    editor = page.get_by_test_id("stDataFrame").first
+    editor.scroll_into_view_if_needed()
+    return editor.locator("td").all_text_contents()
+
+
+def type_into_first_row(page, column: int, text: str) -> None:
+    """Select the first row's first cell, move right ``column`` cells and type, as a person does."""
+    editor = page.get_by_test_id("stDataFrame").first
+    editor.scroll_into_view_if_needed()
+    box = editor.bounding_box()
+    page.mouse.click(box["x"] + 80, box["y"] + 35 + 17)  # below the 35 px header, past the row markers
+    page.wait_for_timeout(300)  # the grid takes the focus
+    for _ in range(column):
+        page.keyboard.press("ArrowRight")
+    page.keyboard.type(text)
+    page.wait_for_timeout(300)  # the cell's editor opens on the first key
+    page.keyboard.press("Enter")
+    settle(page)
+
+
+def test_points_typed_on_the_bill_survive_a_visit_to_another_page(page):
+    page.get_by_text("Cheapest API per month").wait_for(timeout=WAIT_MS)
+    open_expander(page, "Self-hosted setup")
+    choose(page, "Throughput on this GPU", "My own measured points")
+    type_into_first_row(page, 1, "7")  # request_throughput at the first concurrency
+    assert own_points(page)[:2] == ["1", "7"]
+    go_to(page, "Compare")
+    go_to(page, "Workload and bill")
+    open_expander(page, "Self-hosted setup")
+    assert own_points(page)[:2] == ["1", "7"]
+
+
 def test_bill_and_compare_settings_survive_a_detour_and_reach_a_saved_scenario(page, tmp_path):
     page.get_by_text("Cheapest API per month").wait_for(timeout=WAIT_MS)
     open_expander(page, "Self-hosted setup")

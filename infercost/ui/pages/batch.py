@@ -17,6 +17,8 @@ from infercost.errors import InputError
 from infercost.ui.cached import catalog_json, show_input_error
 
 NO_PRICE = "(no pricing)"
+BACKEND_NAMES = {"http": "OpenAI-compatible HTTP server", "transformers": "In process (transformers)"}
+EXECUTOR_NAMES = {"local": "Local (this machine)", "ray": "Ray"}
 RUNNING = ("running",)
 RESUMABLE = ("created", "paused", "interrupted", "stopped_max_cost", "failed")
 
@@ -36,14 +38,36 @@ def input_path() -> Path | None:
 
 
 def job_config() -> batch.JobConfig:
+    """The form as the CLI's ``batch run`` options; ``create_job`` checks them as it checks the CLI's."""
     state = st.session_state
     if not state["model"].strip():
-        raise InputError("model", "give the model name the server knows")
+        raise InputError("model", "give the model name the server knows, or the model to load in process")
+    in_process = state["backend"] == "transformers"
     return batch.JobConfig(
-        base_url=state["base_url"].strip(), model=state["model"].strip(), out_dir=state["out_dir"].strip(),
-        shard_size=int(state["shard_size"]), concurrency=int(state["concurrency"]),
+        base_url=None if in_process else state["base_url"].strip(), model=state["model"].strip(),
+        out_dir=state["out_dir"].strip(), shard_size=int(state["shard_size"]), concurrency=int(state["concurrency"]),
         max_cost=float(state["max_cost"]) or None, field=state["field"].strip() or None,
-        template=state["template"], max_tokens=int(state["max_tokens"]) or None)
+        template=state["template"], max_tokens=int(state["max_tokens"]) or None, backend=state["backend"],
+        executor=state["executor"], address=state["address"].strip() or None, actors=int(state["actors"]),
+        gpus=bool(state["gpus"]))
+
+
+def engine_form() -> None:
+    """Where the records go: a server over HTTP, or a model run in process (locally, or in Ray actors)."""
+    st.radio("Backend", batch.BACKENDS, key="backend", horizontal=True, format_func=lambda b: BACKEND_NAMES.get(b, b))
+    in_process = st.session_state["backend"] == "transformers"
+    left, right = st.columns(2)
+    left.text_input("Base URL", key="base_url", value="http://127.0.0.1:8000/v1", disabled=in_process)
+    right.text_input("Model", key="model", placeholder="random:tiny-llama" if in_process else None,
+                     help="the server's model name (replaces each body's model); in process: random:<architecture> "
+                          "or a model directory")  # fmt: skip
+    executor = left.selectbox("Executor", batch.EXECUTORS, key="executor",
+                              format_func=lambda e: EXECUTOR_NAMES.get(e, e),
+                              help="Ray: shards as Ray tasks; in process, the model in Ray actors")  # fmt: skip
+    right.text_input("Ray address (empty: a local Ray instance)", key="address", disabled=executor != "ray")
+    left.number_input("Ray actors, each loading the model", key="actors", min_value=1, max_value=1024, value=1,
+                      disabled=not in_process)  # fmt: skip
+    right.checkbox("One GPU per actor", key="gpus", disabled=not in_process)
 
 
 def new_job_form() -> None:
@@ -53,9 +77,8 @@ def new_job_form() -> None:
                          type=["jsonl", "json", "ndjson", "csv", "tsv", "parquet", "txt"])
     else:
         st.text_input("Path", key="input_path", placeholder="/data/requests.jsonl")
+    engine_form()
     left, right = st.columns(2)
-    left.text_input("Base URL", key="base_url", value="http://127.0.0.1:8000/v1")
-    right.text_input("Model", key="model", help="the server's model name (replaces each body's model)")
     prices = [NO_PRICE] + sorted(entry["id"] for entry in catalog_json())
     left.selectbox("Price as", prices, key="price", help="a catalog model's per-token prices, and its tokenizer")
     right.number_input("Cost cap, USD (0: none)", key="max_cost", min_value=0.0, value=0.0, step=1.0)
@@ -161,8 +184,9 @@ def stored_jobs() -> None:
 
 
 st.title("Batch jobs")
-st.caption("An OpenAI batch file sent to any OpenAI-compatible server: the budget before, every record checkpointed "
-           "as it completes (a stopped or killed job resumes), outputs per shard, and the bill beside the budget.")
+st.caption("An OpenAI batch file sent to any OpenAI-compatible server, or run by a model in process (locally or in "
+           "Ray actors): the budget before, every record checkpointed as it completes (a stopped or killed job "
+           "resumes), outputs per shard, and the bill beside the budget.")
 with st.expander("New job", expanded=not st.session_state.get("batch_job")):
     new_job_form()
 stored_jobs()

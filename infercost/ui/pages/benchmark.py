@@ -10,6 +10,7 @@ from infercost import store
 from infercost.errors import InputError
 from infercost.runner.backends import BackendOptions
 from infercost.runner.jobs import BenchJob, comparison_rows
+from infercost.runner.soak import MIN_WINDOWS
 from infercost.runner.sweep import SweepConfig, parse_levels
 from infercost.runner.sweep_registry import IN_PROCESS, SWEEPS, RunningSweep
 from infercost.ui.format import colour_map, show_table
@@ -27,9 +28,29 @@ def config_from_form() -> SweepConfig:
                              device="cpu" if backend == "transformers" and state["bench_cpu_only"] else "auto")
     if not options.model:
         raise InputError("model", "give the model name the server knows, or random:<architecture>")
+    soak = {"duration_s": float(state["bench_duration_s"]), "window_s": float(state["bench_window_s"]),
+            "requests": None} if state["bench_soak"] else {"requests": int(state["bench_requests"])}  # fmt: skip
     return SweepConfig(backend=backend, options=options, levels=parse_levels(state["bench_concurrency"]),
                        input_tokens=int(state["bench_input_tokens"]), output_tokens=int(state["bench_output_tokens"]),
-                       requests=int(state["bench_requests"]))
+                       **soak)
+
+
+def soak_form() -> None:
+    """The CLI's ``--duration`` and ``--windows``: each level held for a time, summarised per window, tested for drift.
+    (A toggle, not an expander: the form already sits in one, and Streamlit does not nest them.)"""
+    soak = st.toggle("Soak: hold each level for a duration and test the speed for drift", key="bench_soak",
+                     help="as bench --duration S --windows W: latency per window and a Mann-Kendall drift test")
+    if not soak:
+        return
+    left, right = st.columns(2)
+    duration = left.number_input("Seconds per level", key="bench_duration_s", min_value=1.0, max_value=86_400.0,
+                                 value=600.0, step=60.0, help="stop sending new requests after this long")
+    window = right.number_input("Window (s)", key="bench_window_s", min_value=0.1, max_value=86_400.0, value=60.0,
+                                step=10.0, help="summarise each level per window of this many seconds")
+    windows = int(duration // window)
+    note = (f"{windows} windows per level; the drift test needs at least {MIN_WINDOWS}." if windows < MIN_WINDOWS
+            else f"{windows} windows per level. Requests per level: as many as fit in the duration.")
+    st.caption(note)
 
 
 def sweep_form() -> None:
@@ -44,10 +65,12 @@ def sweep_form() -> None:
                      disabled=in_process,
                      help="the key is read from this variable and never stored")
     left.text_input("Concurrency (batch sizes in process)", key="bench_concurrency", value="1,5,20,50")
-    right.number_input("Requests per level", key="bench_requests", min_value=1, max_value=100_000, value=20)
+    right.number_input("Requests per level", key="bench_requests", min_value=1, max_value=100_000, value=20,
+                       disabled=bool(st.session_state.get("bench_soak")), help="a soak sends for its duration instead")
     left.number_input("Input tokens", key="bench_input_tokens", min_value=1, max_value=1_000_000, value=128)
     right.number_input("Output tokens", key="bench_output_tokens", min_value=1, max_value=100_000, value=64)
     st.checkbox("In process: CPU only", key="bench_cpu_only", value=True, disabled=not in_process)
+    soak_form()
     target = IN_PROCESS if in_process else st.session_state["bench_base_url"].strip().rstrip("/")
     busy = SWEEPS.busy(target)
     if st.button("Start sweep", type="primary", key="start", disabled=busy,
@@ -193,7 +216,8 @@ def latency_over_time(levels: list[dict]) -> None:
                                                                             "p50_ttft_ms", "p95_ttft_ms")}}
             for level in levels for w in level.get("over_time") or []]
     if not rows:
-        st.caption("Not a soak run: bench with --duration and --windows to see latency over time.")
+        st.caption("Not a soak run: turn on Soak above (or bench with --duration and --windows) to see latency over "
+                   "time.")
         return
     frame = pd.DataFrame(rows)
     for metric in ("tpot", "ttft"):

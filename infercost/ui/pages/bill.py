@@ -26,7 +26,7 @@ from infercost.ui.cached import (
 )
 from infercost.ui.format import colour_map, cost_bars, fit_legend
 from infercost.ui.setups import DEFAULT_SLO, offer_choice, offers_for, throughput_for_gpu
-from infercost.ui.state import PROMPT_IN_CHARACTERS, init_state, profile_document
+from infercost.ui.state import PROMPT_IN_CHARACTERS, editor_start, init_state, keep_edited, profile_document
 
 CUSTOM_PRICE, ROOFLINE, OWN_POINTS = "(custom price)", "Roofline estimate for a model", "My own measured points"
 INCREMENTS = [1, 5, 15, 30, 60, 120, 180, 240, 360, 480, 720, 1440]
@@ -103,15 +103,18 @@ with st.expander(
         throughput = {"roofline": {"model": model, "gpu": gpu, "dtype": dtype, "gpus": gpus_per_replica}}
         st.caption(f"Model: **{model}** on {gpus_per_replica}× {gpu} ({dtype}) · roofline estimate, not measured")
     else:
-        gpus_per_replica = int(b.number_input("GPUs per replica", 1, 1024, 1, key="gpus_per_replica"))
         example = next((p for p in profiles if "p95_tpot_ms" in p.points[0] and "H100" in p.hardware), profiles[0])
+        gpus_per_replica = int(b.number_input("GPUs per replica", 1, 1024, int(example.gpus_per_replica or 1),
+                                              key="own_points_gpus", help="the GPUs that served the points below"))
         st.caption(f"Operating points of one replica: requests/s, output tokens/s and latencies at each concurrency. "
                    f"Prefilled with *{example.name}* ({example.basis}, not measured here); "
                    "replace them with yours.")  # fmt: skip
         columns = ["concurrency", "request_throughput", "output_throughput", "mean_ttft_ms", "mean_tpot_ms",
                    "p95_ttft_ms", "p95_tpot_ms"]  # fmt: skip
-        points = st.data_editor(pd.DataFrame(example.points).reindex(columns=columns), num_rows="dynamic",
+        prefilled = pd.DataFrame(example.points).reindex(columns=columns)
+        points = st.data_editor(editor_start(st.session_state, "points_editor", prefilled), num_rows="dynamic",
                                 key="points_editor")  # fmt: skip
+        keep_edited(st.session_state, "points_editor", points)
         m_in, m_out = st.columns(2)
         throughput = {"points": points.dropna(how="all").to_dict("records"),
                       "input_len": m_in.number_input("Measured at input tokens", 1, 10**7,

@@ -35,7 +35,7 @@ from infercost.ui.cached import (
     throughput_profiles,
     tornado_bars,
 )
-from infercost.ui.format import colour_map, cost_bars, show_table, text_width_px
+from infercost.ui.format import colour_map, cost_bars, count_text, show_table, text_width_px
 from infercost.ui.prediction import show_prediction
 from infercost.ui.setups import (
     DEFAULT_SLO,
@@ -148,7 +148,10 @@ def with_offer(setup: dict) -> dict:
 setups = [{**with_offer(setup), **common} for setup in s["compare_setups"] if setup["name"] in kept]
 setups += [{**setup, "name": f"{setup['name']} · {other}", "mode": other} for other in also for setup in setups]
 
-document = profile_document(s) | {"self_host": setups, "calls_per_day_cv": s["calls_per_day_cv"]}
+document = profile_document(s)
+for setup in document["self_host"]:  # the bill's own setup, and any a scenario or link loaded, as they are there
+    setups.append({**setup, "name": unique_name(setup["name"], [other["name"] for other in setups])})
+document |= {"self_host": setups, "calls_per_day_cv": s["calls_per_day_cv"]}
 profile_json = json.dumps(document, sort_keys=True, default=str)
 try:
     result = estimate_json(profile_json)
@@ -163,7 +166,8 @@ if not priced.empty:
     best = priced.iloc[0]
     st.metric("Cheapest option per month", f"${best['cost_per_month']:,.0f}")
     st.caption(f"{best['option']} ({best['kind']}, basis: {best['basis']})")
-st.dataframe(table, hide_index=True, key="options_table", width="stretch", column_config={
+st.dataframe(table.assign(replicas=count_text(table["replicas"])), hide_index=True, key="options_table",
+             width="stretch", column_config={
     "option": st.column_config.TextColumn("option", width="medium"),
     # money columns as wide as their longest value (a fixed "small" cut "$1,937–3,874" and six-figure bills)
     "cost_per_month": st.column_config.NumberColumn("US$/month", format="dollar", width=text_width_px(
@@ -175,7 +179,7 @@ st.dataframe(table, hide_index=True, key="options_table", width="stretch", colum
     "cost_per_million_tokens": st.column_config.NumberColumn("US$/1M tok", format="$%.3f", width=text_width_px(
         f"${value:.3f}" for value in table["cost_per_million_tokens"].dropna())),
     "kind": st.column_config.TextColumn("kind", width=text_width_px(table["kind"])),  # what tells modes apart
-    "replicas": st.column_config.NumberColumn("replicas", width="small"),
+    "replicas": st.column_config.TextColumn("replicas", width="small", alignment="right"),
     "flags": st.column_config.TextColumn("⚠ check", width="medium", help="What decides whether to trust the row"),
     "gpu_offer": st.column_config.TextColumn("GPU offer", width="medium"),
     "basis": st.column_config.TextColumn("basis", width="medium"),
