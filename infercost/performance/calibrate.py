@@ -42,6 +42,7 @@ from infercost.performance.roofline import ModelShape
 
 # ms per step, × roofline time of weight reads, of KV-cache reads, of FLOPs; ms per decode sequence
 PRIOR = np.array([0.3, 1 / 0.8, 1 / 0.5, 1 / 0.5, 0.01, 1.0])  # the last, wait_ms, is time itself: always 1
+PER_GPU = [FEATURES.index("step_overhead_ms"), FEATURES.index("sequence_ms")]  # features counted once per GPU
 FITTED = slice(0, WAIT)
 PRIOR_WEIGHT = 0.05  # a prior row counts this much against one relative error of a measured figure
 CLIENT_DELAY_MS = 2.0
@@ -144,6 +145,14 @@ class Calibration:
         return dict(zip(FEATURES, map(float, self.coefficients), strict=True))
 
 
+def prior_for(setup: Setup) -> NDArray:
+    """The priors in this setup's units: the per-step and per-sequence times are per GPU of the group (see
+    ``engine.step_cost``), so a group's 0.3 ms a step is 0.3 / gpus per GPU."""
+    prior = PRIOR.copy()
+    prior[PER_GPU] /= setup.hardware.gpus
+    return prior
+
+
 def _closed_loop(setup: Setup, coefficients: NDArray, concurrency: int, input_len: int, output_len: int) -> Trace:
     return simulate_closed_loop(setup.cost, setup.config, coefficients, concurrency=concurrency, input_len=input_len,
                                 output_len=output_len, client_delay_ms=CLIENT_DELAY_MS)  # fmt: skip
@@ -167,11 +176,11 @@ def fit(setup: Setup, observations: Sequence[Observation]) -> Calibration:
         raise ValueError("need at least one observation to calibrate")
     best: tuple[float, Setup, NDArray, list[Trace]] | None = None
     for candidate in _schedulers(setup):
-        coefficients, loss = PRIOR, math.inf
+        coefficients, loss = prior_for(setup), math.inf
         for _ in range(ITERATIONS):
             traces = [_closed_loop(candidate, coefficients, o.concurrency, o.input_len, o.output_len)
                       for o in observations]  # fmt: skip
-            coefficients, loss = _solve(traces, observations)
+            coefficients, loss = _solve(traces, observations, prior_for(setup))
         if best is None or loss < best[0]:
             best = (loss, candidate, coefficients, traces)
     _, chosen, coefficients, traces = best
@@ -216,14 +225,14 @@ def _schedulers(setup: Setup) -> list[Setup]:
     return [setup, replace(setup, engine=replace(setup.engine, mixed_steps=not setup.engine.mixed_steps))]
 
 
-def _solve(traces: Sequence[Trace], observations: Sequence[Observation]) -> tuple[NDArray, float]:
+def _solve(traces: Sequence[Trace], observations: Sequence[Observation], priors: NDArray) -> tuple[NDArray, float]:
     """Non-negative least squares on relative errors, with the priors as weak extra rows."""
     design, target = [], []
     for trace, obs in zip(traces, observations, strict=True):
         for features, measured in _rows(trace, obs):
             design.append(features[FITTED] / measured)
             target.append(1.0 - features[WAIT] / measured)  # waiting is time already: its coefficient is 1
-    prior = PRIOR[FITTED]
+    prior = priors[FITTED]
     weight = PRIOR_WEIGHT * math.sqrt(len(design))
     measured = len(design)
     design.extend(weight * np.eye(len(prior)) / prior)

@@ -30,6 +30,7 @@ from infercost.performance.calibrate import (
     fit,
     predict_concurrency,
     predict_rate,
+    prior_for,
 )
 from infercost.performance.engine import ENGINE_PRESETS, kv_capacity_tokens
 from infercost.performance.expected_error import expected_error, stored_calibrations
@@ -47,7 +48,7 @@ from infercost.performance.profiles import (
 from infercost.performance.validation import Table, fit_tables, group_tables
 
 DEFAULT_CONCURRENCIES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
-ENGINE_MODEL_VERSION = 3  # bump when the simulation or the fit changes, so stored calibrations are refitted
+ENGINE_MODEL_VERSION = 4  # bump when the simulation or the fit changes, so stored calibrations are refitted
 ROOFLINE_SOURCE = re.compile(r"^roofline:(?P<model>[^@]+)@(?P<gpus>\d+)x(?P<gpu>[^:]+)(?::(?P<dtype>[\w.]+))?$")
 
 
@@ -206,7 +207,7 @@ def predict_roofline(
         transfer, error = "gpu", expected_error("gpu")
     else:
         setup = setup_for(model, hardware, dtype, ENGINE_PRESETS["vllm"])
-        calibration = Calibration(PRIOR, 0)
+        calibration = Calibration(prior_for(setup), 0)
         notes = ["no measured or published profile of this model to calibrate on: the engine model's priors "
                  "alone (75-80% of bandwidth, 50% of peak compute); its error is unknown"]  # fmt: skip
         transfer, error = "none", {}

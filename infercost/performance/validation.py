@@ -147,12 +147,16 @@ def _best(observations: Sequence[Observation]) -> float:
 
 
 def _ratio_error(moved: Setup, calibration: Calibration, target: Table, source: Table) -> float:
-    """Predicted over published ratio of best throughput (target setup / source setup), minus one."""
-    predictions = [predict_concurrency(moved, calibration, o.concurrency, o.input_len, o.output_len)
-                   for o in target.observations]  # fmt: skip
-    predicted = max(p.request_throughput for p in predictions)
-    published_ratio = _best(target.observations) / _best(source.observations)
-    return (predicted / _best(source.observations)) / published_ratio - 1.0
+    """Predicted over published ratio of best throughput (target setup / source setup), minus one. Both ends of
+    the predicted ratio come from the same calibration, so what is scored is how it moves between GPUs, not how
+    well it fits the source (that is the throughput error's job)."""
+    predicted = _predicted_best(moved, calibration, target) / _predicted_best(source.setup, calibration, source)
+    return predicted / (_best(target.observations) / _best(source.observations)) - 1.0
+
+
+def _predicted_best(setup: Setup, calibration: Calibration, table: Table) -> float:
+    return max(predict_concurrency(setup, calibration, o.concurrency, o.input_len, o.output_len).request_throughput
+               for o in table.observations)  # fmt: skip
 
 
 def meets_targets(summary: dict[str, dict[str, dict[str, float]]], transfer: str,
