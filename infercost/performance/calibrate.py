@@ -311,3 +311,39 @@ def predict_rate(setup: Setup, calibration: Calibration, rate_per_s: float, inpu
     saturated = bool(growing) or served < 0.95 * rate_per_s
     return _summary(trace, calibration, "rate", rate_per_s, input_len, output_len,
                     min(served, rate_per_s) if saturated else rate_per_s, saturated=saturated)  # fmt: skip
+
+
+# trtllm-bench sizes an engine for the dataset it is given (``tensorrt_llm/bench/build/tuning.py``,
+# ``calc_engine_setting`` and ``finetune_setting``, NVIDIA/TensorRT-LLM at 04cba88): the requests whose whole
+# sequence fits the KV cache, capped at 4096, rounded up ("slightly optimistic") to a multiple of 32 (at least 64),
+# 128 from 256 on, 256 from 1024 on; max_num_tokens that batch times (1 + input / output), capped at 32768, rounded up
+# to a multiple of 256 (at least 2048), 512 from 4096 on, 1024 from 8192 on.
+OFFLINE_MAX_REQUESTS = 4096
+OFFLINE_MAX_TOKENS = 32768
+
+
+def _round_up(value: float, step: int) -> int:
+    return step * math.ceil(value / step)
+
+
+def offline_engine(setup: Setup, input_len: int, output_len: int) -> EngineConfig:
+    """The batch size and step token budget trtllm-bench would build this setup with for one token shape (its
+    tuning heuristic, above), on the KV cache the simulation gives the setup."""
+    requests = min(setup.config.kv_capacity_tokens / (input_len + output_len), OFFLINE_MAX_REQUESTS)
+    if requests < 256:
+        max_batch = max(64, _round_up(requests, 32))
+    else:
+        max_batch = _round_up(requests, 128 if requests < 1024 else 256)
+    tokens = min(requests * (1 + input_len / output_len), OFFLINE_MAX_TOKENS)
+    step = 256 if tokens < 4096 else 512 if tokens < 8192 else 1024
+    return replace(setup.engine, max_batch=max_batch, max_batched_tokens=max(2048, _round_up(tokens, step)))
+
+
+def predict_offline(setup: Setup, calibration: Calibration, input_len: int, output_len: int) -> Prediction:
+    """Maximum throughput with every request queued at once (trtllm-bench throughput, an infinite request rate):
+    a closed loop of as many users as the tuned engine batches, so a finished request is replaced at once and the
+    batch stays as full as ``max_batch`` and the KV cache allow. The fit's scheduling (mixed steps or not) is kept;
+    only the batch cap and the step budget follow the dataset, as trtllm-bench's build does."""
+    engine = offline_engine(calibration.applied_to(setup), input_len, output_len)
+    tuned = replace(calibration, engine=engine)
+    return predict_concurrency(setup, tuned, engine.max_batch, input_len, output_len)
