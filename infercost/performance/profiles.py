@@ -23,7 +23,7 @@ from infercost.performance.calibrate import Observation, Setup
 from infercost.performance.engine import EngineConfig, engine_preset
 from infercost.performance.engine import Hardware as EngineHardware
 from infercost.performance.roofline import DTYPE_ALIASES, DTYPE_BYTES, ModelShape, model_shape_from_config
-from infercost.performance.validation import Table
+from infercost.performance.validation import OfflineTable, Table, dtype_width
 
 BUNDLED_KINDS = ("measured", "published")
 POINT_FIELDS = ("concurrency", "request_throughput", "output_throughput", "total_token_throughput")
@@ -49,6 +49,7 @@ class ThroughputProfile:
     notes: str = ""
     load: str = "closed_loop"  # closed_loop: a sweep over concurrency; offline: everything queued at once
     engine_version: str | None = None
+    pipeline_parallel: int = 1  # stages of a replica's GPUs (the rest is tensor parallelism)
 
     @property
     def offline(self) -> bool:
@@ -78,6 +79,7 @@ def _from_bundled(kind: str, slug: str, document: dict[str, Any]) -> ThroughputP
         notes=document.get("notes", ""),
         load=document.get("load", "closed_loop"),
         engine_version=document.get("engine_version"),
+        pipeline_parallel=int(document.get("pipeline_parallel") or 1),
     )
 
 
@@ -256,6 +258,32 @@ def validation_tables(profiles: Sequence[ThroughputProfile] | None = None) -> li
         engine, _ = engine_preset(profile.engine)
         model = find_architecture(profile.model)[0]
         group = (model, engine, profile.hardware, str(profile.gpus_per_replica), setup.dtype)
-        width = "16-bit" if setup.dtype in ("float16", "bfloat16") else setup.dtype  # same bytes, same kernels
-        tables.append(Table(profile.id, group, (model, engine, width), setup, tuple(points)))
+        tables.append(Table(profile.id, group, (model, engine, dtype_width(setup.dtype)), setup, tuple(points)))
+    return tables
+
+
+def offline_tables(profiles: Sequence[ThroughputProfile] | None = None) -> list[OfflineTable]:
+    """Every offline (perf-overview) profile as a table for ``validation.offline_ratios``; one the engine model
+    cannot simulate (pipeline parallelism, a dtype or GPU it has no data for) keeps the reason instead of a setup."""
+    tables = []
+    for profile in bundled_profiles() if profiles is None else profiles:
+        if not profile.offline:
+            continue
+        found = find_architecture(profile.model)
+        model = found[0] if found else profile.model
+        engine, _ = engine_preset(profile.engine)
+        dtype = weights_dtype(profile.dtype)
+        setup, reason = None, ""
+        if profile.pipeline_parallel > 1:
+            reason = "pipeline parallelism is not simulated"
+        else:
+            try:
+                setup = engine_setup(profile)
+            except InputError as error:
+                reason = str(error)
+        points = {(int(p["input_len"]), int(p["output_len"])): float(p["output_throughput"])
+                  for p in profile.points if p.get("output_throughput") and p.get("input_len") and p.get("output_len")}
+        family = (model, engine, dtype_width(dtype))
+        tables.append(OfflineTable(profile.id, profile.engine_version or "", model, family, profile.hardware,
+                                   profile.gpus_per_replica, dtype, points, setup, reason))  # fmt: skip
     return tables

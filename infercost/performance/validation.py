@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from infercost.performance.calibrate import Calibration, Observation, Setup, fit, predict_concurrency
+from infercost.performance.calibrate import Calibration, Observation, Setup, fit, predict_concurrency, predict_offline
 
 METRICS = ("request_throughput", "mean_ttft_ms", "p95_ttft_ms", "mean_tpot_ms", "p95_tpot_ms")
 TRANSFERS = ("shape", "one_shape", "gpu")
@@ -181,3 +181,142 @@ def ratio_summary(ratios: Sequence[float]) -> dict[str, float]:
         return {}
     return {"n": len(absolute), "median_abs": statistics.median(absolute),
             "p90_abs": float(np.percentile(absolute, 90)), "max_abs": max(absolute)}  # fmt: skip
+
+
+# The GPU the perf-overview ratios are taken against, and the only GPU closed-loop calibrations are taken from: the
+# offline check asks how well a setup fitted where people measure (H100) moves to the GPU they are pricing.
+REFERENCE_GPU = "H100 SXM"
+
+
+def dtype_width(dtype: str) -> str:
+    """FP16 and BF16 weights move the same bytes through the same kernels: one family."""
+    return "16-bit" if dtype in ("float16", "bfloat16") else dtype
+
+
+@dataclass(frozen=True)
+class OfflineTable:
+    """One offline maximum-throughput table (TensorRT-LLM's perf-overview: trtllm-bench queues every request at
+    once): output tokens/s of the replica per (input length, output length)."""
+
+    id: str
+    release: str  # engine version: ratios are taken within one release
+    model: str  # architecture (Llama-3.1 and 3.3 70B share one)
+    family: tuple[str, ...]  # (model, engine, dtype width), as ``Table.family``
+    gpu: str
+    gpus: int
+    dtype: str
+    output_throughput: dict[tuple[int, int], float]
+    setup: Setup | None = None
+    unsimulated: str = ""  # why there is no setup
+
+
+@dataclass(frozen=True)
+class OfflineRatio:
+    """Predicted and published throughput of a GPU relative to the reference GPU, same model, GPU count and shape."""
+
+    target: str
+    reference: str
+    gpu: str
+    gpus: int
+    dtype: str
+    reference_dtype: str  # differs where the reference GPU has no table in the target's dtype (A100 FP16 / H100 FP8)
+    shape: tuple[int, int]
+    published: float
+    predicted: float
+
+    @property
+    def error(self) -> float:
+        return self.predicted / self.published - 1.0
+
+
+def offline_ratios(offline: Sequence[OfflineTable], closed_loop: Sequence[Table],
+                   reference_gpu: str = REFERENCE_GPU) -> tuple[list[OfflineRatio], dict[str, int]]:  # fmt: skip
+    """Every offline point on a non-reference GPU against the reference GPU's point of the same release, model, GPU
+    count and shape (the same dtype where there is one), predicted from the reference GPU's closed-loop tables alone:
+    nothing is fitted on the offline numbers. Returns the ratios and, per reason, how many points were skipped."""
+    calibrations = _ReferenceCalibrations(closed_loop, reference_gpu)
+    predicted: dict[tuple[str, tuple[int, int]], float] = {}
+
+    def offline_throughput(table: OfflineTable, shape: tuple[int, int]) -> float:
+        if (table.id, shape) not in predicted:
+            calibration = calibrations.for_table(table)
+            predicted[table.id, shape] = predict_offline(table.setup, calibration, *shape).output_throughput
+        return predicted[table.id, shape]
+
+    ratios, skipped = [], defaultdict(int)
+    for target in offline:
+        if target.gpu == reference_gpu:
+            continue
+        reference = _reference_table(offline, target, reference_gpu)
+        for shape, published in target.output_throughput.items():
+            reason = _skip_reason(target, reference, shape, calibrations)
+            if reason:
+                skipped[reason] += 1
+                continue
+            ratio = offline_throughput(target, shape) / offline_throughput(reference, shape)
+            ratios.append(OfflineRatio(target.id, reference.id, target.gpu, target.gpus, target.dtype, reference.dtype,
+                                       shape, published / reference.output_throughput[shape], ratio))  # fmt: skip
+    return ratios, dict(skipped)
+
+
+class _ReferenceCalibrations:
+    """Fits of the reference GPU's closed-loop setups, each made once: for a table, the group of its family whose GPU
+    count is closest to the table's (the fit's per-step coefficients depend on tensor parallelism)."""
+
+    def __init__(self, closed_loop: Sequence[Table], reference_gpu: str) -> None:
+        self.groups = {g: m for g, m in group_tables(closed_loop).items() if m[0].setup.hardware.gpu == reference_gpu}
+        self.fitted: dict[tuple[str, ...], Calibration] = {}
+
+    def group(self, table: OfflineTable) -> tuple[str, ...] | None:
+        candidates = [g for g, members in self.groups.items() if members[0].family == table.family]
+        if not candidates:
+            return None
+        return min(candidates, key=lambda g: (abs(np.log(self.groups[g][0].setup.hardware.gpus / table.gpus)),
+                                              -len(self.groups[g])))  # fmt: skip
+
+    def for_table(self, table: OfflineTable) -> Calibration:
+        group = self.group(table)
+        if group not in self.fitted:
+            self.fitted[group] = fit_tables(self.groups[group])
+        return self.fitted[group]
+
+
+def _reference_table(offline: Sequence[OfflineTable], target: OfflineTable, reference_gpu: str) -> OfflineTable | None:
+    """The reference GPU's table of the target's release, model and GPU count, in the target's dtype if there is one."""
+    matching = [t for t in offline if t.gpu == reference_gpu and t.release == target.release
+                and t.model == target.model and t.gpus == target.gpus]  # fmt: skip
+    return min(matching, key=lambda t: t.dtype != target.dtype, default=None)
+
+
+def _skip_reason(target: OfflineTable, reference: OfflineTable | None, shape: tuple[int, int],
+                 calibrations: _ReferenceCalibrations) -> str:  # fmt: skip
+    """Why a point cannot be scored ('' when it can): every skipped point is counted under its reason."""
+    if target.setup is None:
+        return target.unsimulated
+    if reference is None:
+        return "no reference-GPU table of the same release, model and GPU count"
+    if shape not in reference.output_throughput:
+        return "no reference-GPU point at this shape"
+    if reference.setup is None:
+        return f"reference not simulated: {reference.unsimulated}"
+    for table in (target, reference):
+        if calibrations.group(table) is None:
+            return f"no closed-loop reference-GPU calibration for {table.model} {table.dtype}"
+    return ""
+
+
+def offline_ratio_summary(ratios: Sequence[OfflineRatio], skipped: dict[str, int]) -> dict[str, object]:
+    """|error| median / p90 / max over every ratio, whether the cross-GPU target is met, the median signed error
+    per GPU (which GPU is off, and in which direction), and the skipped points per reason."""
+    errors = [r.error for r in ratios]
+    by_gpu: dict[str, list[float]] = defaultdict(list)
+    for ratio in ratios:
+        by_gpu[ratio.gpu].append(ratio.error)
+    summary: dict[str, object] = dict(ratio_summary(errors))
+    if errors:
+        median, p90 = TARGETS["cross_gpu_ratio"]
+        summary["met"] = bool(summary["median_abs"] <= median and summary["p90_abs"] <= p90)
+    summary["by_gpu"] = {gpu: {"n": len(values), "median_signed": statistics.median(values)}
+                         for gpu, values in sorted(by_gpu.items())}  # fmt: skip
+    summary["skipped"] = dict(sorted(skipped.items()))
+    return summary
