@@ -5,7 +5,10 @@
     python -m bench.prediction_accuracy --transfer shape --json
 
 Prints, per transfer (shape, one_shape, gpu), the median, p90 and max |relative error| of request throughput,
-mean/p95 TTFT and mean/p95 TPOT, the cross-GPU best-throughput ratio error, and whether each target is met.
+mean/p95 TTFT and mean/p95 TPOT, the cross-GPU best-throughput ratio error, and whether each target is met. With the
+gpu transfer it also checks the offline cross-GPU ratio: TensorRT-LLM's perf-overview throughput of H200, GH200, A100
+and L40S relative to H100 at the same shape, predicted from H100 closed-loop calibrations alone (per-GPU median signed
+error and the skipped points on stderr).
 """
 
 from __future__ import annotations
@@ -17,8 +20,17 @@ import time
 
 from infercost.performance.expected_error import CALIBRATIONS_PATH, EXPECTED_ERROR_PATH
 from infercost.performance.predict import calibrate_bundled_groups
-from infercost.performance.profiles import validation_tables
-from infercost.performance.validation import METRICS, TARGETS, TRANSFERS, meets_targets, ratio_summary, validate
+from infercost.performance.profiles import offline_tables, validation_tables
+from infercost.performance.validation import (
+    METRICS,
+    TARGETS,
+    TRANSFERS,
+    meets_targets,
+    offline_ratio_summary,
+    offline_ratios,
+    ratio_summary,
+    validate,
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -36,6 +48,9 @@ def main(argv: list[str] | None = None) -> int:
                "targets": {k: {"median_abs": m, "p90_abs": p} for k, (m, p) in TARGETS.items()}}  # fmt: skip
     transfers = summary["transfers"]
     summary["met"] = {t: meets_targets(transfers, t, ratios if t == "gpu" else ()) for t in transfers}
+    if "gpu" in (args.transfer or TRANSFERS):
+        summary["offline_ratio"] = offline_ratio_summary(*offline_ratios(offline_tables(), tables))
+        _print_offline_breakdown(summary["offline_ratio"])
     if args.write:
         EXPECTED_ERROR_PATH.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
         CALIBRATIONS_PATH.write_text(json.dumps(calibrate_bundled_groups(), indent=1) + "\n", encoding="utf-8")
@@ -58,7 +73,20 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| gpu | cross-GPU best-throughput ratio | {row['n']} | {row['median_abs']:.1%} | "
               f"{row['p90_abs']:.1%} | "
               f"{row['max_abs']:.0%} | 10% / 25% | {summary['met']['gpu'].get('cross_gpu_ratio')} |")
+    offline = summary.get("offline_ratio", {})
+    if offline.get("n"):
+        print(f"| gpu | offline cross-GPU ratio (perf-overview) | {offline['n']} | {offline['median_abs']:.1%} | "
+              f"{offline['p90_abs']:.1%} | {offline['max_abs']:.0%} | 10% / 25% | {offline['met']} |")
     return 0
+
+
+def _print_offline_breakdown(offline: dict) -> None:
+    """Which GPU the offline ratio is off on, and which points it could not score, on stderr."""
+    for gpu, row in offline["by_gpu"].items():
+        print(f"  offline ratio {gpu} / H100: n {row['n']}, median signed error {row['median_signed']:+.1%}",
+              file=sys.stderr)
+    for reason, count in offline["skipped"].items():
+        print(f"  offline ratio skipped {count} points: {reason}", file=sys.stderr)
 
 
 if __name__ == "__main__":
