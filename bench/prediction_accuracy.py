@@ -82,9 +82,10 @@ def main(argv: list[str] | None = None) -> int:
 
 def _print_offline_breakdown(offline: dict) -> None:
     """Which GPU the offline ratio is off on, and which points it could not score, on stderr."""
-    for gpu, row in offline["by_gpu"].items():
-        print(f"  offline ratio {gpu} / H100: n {row['n']}, median signed error {row['median_signed']:+.1%}",
-              file=sys.stderr)
+    for breakdown in ("by_gpu", "by_setup"):
+        for name, row in offline[breakdown].items():
+            print(f"  offline ratio {name} / H100: n {row['n']}, median signed error {row['median_signed']:+.1%}",
+                  file=sys.stderr)
     for reason, count in offline["skipped"].items():
         print(f"  offline ratio skipped {count} points: {reason}", file=sys.stderr)
 

@@ -309,14 +309,19 @@ def offline_ratio_summary(ratios: Sequence[OfflineRatio], skipped: dict[str, int
     """|error| median / p90 / max over every ratio, whether the cross-GPU target is met, the median signed error
     per GPU (which GPU is off, and in which direction), and the skipped points per reason."""
     errors = [r.error for r in ratios]
-    by_gpu: dict[str, list[float]] = defaultdict(list)
-    for ratio in ratios:
-        by_gpu[ratio.gpu].append(ratio.error)
     summary: dict[str, object] = dict(ratio_summary(errors))
     if errors:
         median, p90 = TARGETS["cross_gpu_ratio"]
         summary["met"] = bool(summary["median_abs"] <= median and summary["p90_abs"] <= p90)
-    summary["by_gpu"] = {gpu: {"n": len(values), "median_signed": statistics.median(values)}
-                         for gpu, values in sorted(by_gpu.items())}  # fmt: skip
+    summary["by_gpu"] = _median_signed(ratios, lambda r: r.gpu)
+    summary["by_setup"] = _median_signed(ratios, lambda r: f"{r.gpus}x {r.gpu} {r.dtype} / {r.reference_dtype}")
     summary["skipped"] = dict(sorted(skipped.items()))
     return summary
+
+
+def _median_signed(ratios: Sequence[OfflineRatio], key: Callable[[OfflineRatio], str]) -> dict[str, dict[str, float]]:
+    grouped: dict[str, list[float]] = defaultdict(list)
+    for ratio in ratios:
+        grouped[key(ratio)].append(ratio.error)
+    return {name: {"n": len(values), "median_signed": statistics.median(values)}
+            for name, values in sorted(grouped.items())}  # fmt: skip
