@@ -1,15 +1,16 @@
 """Fit the engine simulation's step costs to measured or published points, and predict any load from them.
 
-A setup (one model, engine and dtype on one replica's GPUs) has four step-cost coefficients (``engine.FEATURES``):
-milliseconds of overhead per step, and how many times slower than the roofline the engine moves bytes, does FLOPs
-and handles each decode sequence. The simulation of a closed loop gives every measured figure as a linear function
+A setup (one model, engine and dtype on one replica's GPUs) has five fitted step-cost coefficients
+(``engine.FEATURES``): milliseconds of overhead per step, how many times slower than the roofline the engine reads
+weights, reads the KV cache and does FLOPs, and milliseconds per decode sequence. Tensor-parallel all-reduces are
+not fitted: the points of one setup cannot tell them from compute, so they take the interconnect's datasheet rate. The simulation of a closed loop gives every measured figure as a linear function
 of them (mean TTFT and TPOT directly; throughput through Little's law, ``1 / X = mean E2EL / c``), so the fit is
 one non-negative least squares on relative errors. Roofline priors (an engine reaching 75% of bandwidth and 50% of
 peak compute, 0.3 ms per step) enter as weak extra rows, so a term the points cannot separate (per-sequence cost
 against KV-cache reads, when every point has the same context length) falls back to its prior instead of drifting.
 
 Moving a fitted setup to other hardware keeps the coefficients and recomputes the features (bandwidth, compute,
-KV-cache capacity) on the new GPUs: that is the whole of the GPU transfer.
+interconnect, KV-cache capacity) on the new GPUs: that is the whole of the GPU transfer.
 
 Pure: plain data in, plain data out.
 """
@@ -27,6 +28,7 @@ from numpy.typing import NDArray
 from scipy.optimize import lsq_linear
 
 from infercost.performance.engine import (
+    COMMUNICATION,
     FEATURES,
     WAIT,
     EngineConfig,
@@ -41,9 +43,10 @@ from infercost.performance.engine import (
 from infercost.performance.roofline import ModelShape
 
 # ms per step, × roofline time of weight reads, of KV-cache reads, of FLOPs; ms per decode sequence
-PRIOR = np.array([0.3, 1 / 0.8, 1 / 0.5, 1 / 0.5, 0.01, 1.0])  # the last, wait_ms, is time itself: always 1
+# the last two, communication_ms and wait_ms, are time already: always 1
+PRIOR = np.array([0.3, 1 / 0.8, 1 / 0.5, 1 / 0.5, 0.01, 1.0, 1.0])
 PER_GPU = [FEATURES.index("step_overhead_ms"), FEATURES.index("sequence_ms")]  # features counted once per GPU
-FITTED = slice(0, WAIT)
+FITTED = slice(0, COMMUNICATION)
 PRIOR_WEIGHT = 0.05  # a prior row counts this much against one relative error of a measured figure
 CLIENT_DELAY_MS = 2.0
 ITERATIONS = 2  # with a client delay the schedule depends on the coefficients: refit on the refitted schedule
@@ -133,7 +136,9 @@ class Calibration:
     def from_json(cls, document: dict[str, Any]) -> Calibration:
         engine = document.get("engine")
         correction = document.get("ttft_correction")
-        return cls(np.array([document["coefficients"][name] for name in FEATURES]), int(document["points"]),
+        coefficients = document["coefficients"]
+        return cls(np.array([coefficients.get(name, fixed) for name, fixed in zip(FEATURES, PRIOR, strict=True)]),
+                   int(document["points"]),
                    float(document["p95_ttft_scale"]), float(document["p95_tpot_scale"]),
                    None if engine is None else EngineConfig(**engine),
                    None if correction is None else np.array(correction))  # fmt: skip
@@ -231,7 +236,7 @@ def _solve(traces: Sequence[Trace], observations: Sequence[Observation], priors:
     for trace, obs in zip(traces, observations, strict=True):
         for features, measured in _rows(trace, obs):
             design.append(features[FITTED] / measured)
-            target.append(1.0 - features[WAIT] / measured)  # waiting is time already: its coefficient is 1
+            target.append(1.0 - (features[COMMUNICATION] + features[WAIT]) / measured)  # time already: coefficient 1
     prior = priors[FITTED]
     weight = PRIOR_WEIGHT * math.sqrt(len(design))
     measured = len(design)
@@ -240,7 +245,7 @@ def _solve(traces: Sequence[Trace], observations: Sequence[Observation], priors:
     design_matrix, target_vector = np.array(design), np.array(target)
     fitted = lsq_linear(design_matrix, target_vector, bounds=(0, np.inf)).x
     residuals = design_matrix[:measured] @ fitted - target_vector[:measured]
-    return np.append(fitted, 1.0), float(residuals @ residuals)
+    return np.append(fitted, [1.0, 1.0]), float(residuals @ residuals)
 
 
 def _tail_scales(

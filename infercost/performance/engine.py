@@ -7,9 +7,10 @@ chunked prefill), then every scheduled sequence advances together. A prompt's la
 token; a sequence that reaches its output length leaves and frees its KV cache. Where the cache runs out under
 on-demand allocation (vLLM), the newest sequence is preempted and recomputed later.
 
-A step's time is linear in four features of what it does (``StepCost``): one (fixed overhead per step), bytes moved
-over memory bandwidth (weights once, plus every KV cache read), FLOPs over peak compute, and decode sequences
-(per-sequence overhead: sampling, scheduling, attention-kernel inefficiency). The simulation records those features,
+A step's time is linear in features of what it does (``StepCost``): one (fixed overhead per step), bytes moved
+over memory bandwidth (weights once, plus every KV cache read), FLOPs over peak compute, decode sequences
+(per-sequence overhead: sampling, scheduling, attention-kernel inefficiency), and, on a tensor-parallel group, the
+all-reduces of every token's activations over the GPUs' interconnect (NVLink or PCIe, from the datasheet). The simulation records those features,
 not seconds, so every latency is ``features · coefficients``: for a closed loop the schedule does not depend on the
 coefficients at all, which makes fitting them a linear least-squares problem (``calibrate``). Runs of identical
 pure-decode steps are taken in one jump, so a sweep of ten levels simulates in milliseconds.
@@ -30,8 +31,12 @@ from numpy.typing import NDArray
 
 from infercost.performance.roofline import ModelShape, kv_bytes_per_token, weight_bytes
 
-FEATURES = ("step_overhead_ms", "weights_ms", "kv_cache_ms", "compute_ms", "sequence_ms", "wait_ms")
-WAIT = FEATURES.index("wait_ms")  # time outside the engine's steps (client delay, idle engine): coefficient 1
+FEATURES = ("step_overhead_ms", "weights_ms", "kv_cache_ms", "compute_ms", "sequence_ms", "communication_ms", "wait_ms")
+# Time that is not fitted (coefficient 1): tensor-parallel all-reduces at the interconnect's datasheet rate, which
+# the points of one setup cannot tell from compute, and time outside the engine's steps (client delay, idle engine).
+COMMUNICATION = FEATURES.index("communication_ms")
+WAIT = FEATURES.index("wait_ms")
+LINK_EFFICIENCY = 0.7  # share of the interconnect's bandwidth an all-reduce reaches (NCCL's bus bandwidth)
 MEMORY_HEADROOM = 0.9  # share of free GPU memory an engine gives its KV cache (vLLM's gpu_memory_utilization)
 
 
@@ -44,6 +49,7 @@ class Hardware:
     peak_tflops: float  # dense, per GPU, in the model's compute dtype
     memory_gb: float  # per GPU
     gpus: int = 1
+    interconnect_gbps: float = 0.0  # GB/s between the GPUs, both directions (0: unknown, no all-reduce cost)
 
 
 @dataclass(frozen=True)
@@ -94,6 +100,7 @@ class StepCost:
     bandwidth_bytes_per_ms: float
     flops_per_ms: float
     group_gpus: int = 1  # per-step and per-sequence costs are counted once per GPU of the group (see step_cost)
+    allreduce_ms_per_token: float = 0.0  # tensor-parallel all-reduce time of one token's activations, all layers
 
     def decode(self, sequences: float, context_tokens: float) -> NDArray:
         """Features of one step that decodes a token for ``sequences`` sequences holding ``context_tokens`` in all
@@ -106,7 +113,7 @@ class StepCost:
         attended = tokens * (past_tokens + (tokens + 1) / 2)
         kv = self.kv_bytes_per_token * (past_tokens + tokens) / self.bandwidth_bytes_per_ms
         flops = self.flops_per_token * tokens + self.attention_flops_per_token_pair * attended
-        return np.array([0.0, 0.0, kv, flops / self.flops_per_ms, 0.0, 0.0])
+        return np.array([0.0, 0.0, kv, flops / self.flops_per_ms, 0.0, self.allreduce_ms_per_token * tokens, 0.0])
 
     def decode_run(self, steps: int, sequences: float, context_tokens: float) -> NDArray:
         """Features of ``steps`` pure-decode steps in a row; context grows by ``sequences`` tokens a step."""
@@ -115,7 +122,8 @@ class StepCost:
         kv = self.kv_bytes_per_token * context_sum / self.bandwidth_bytes_per_ms
         flops = self.flops_per_token * sequences * steps + self.attention_flops_per_token_pair * context_sum
         return np.array([float(steps * self.group_gpus), weights, kv, flops / self.flops_per_ms,
-                         float(sequences * steps * self.group_gpus), 0.0])
+                         float(sequences * steps * self.group_gpus), self.allreduce_ms_per_token * sequences * steps,
+                         0.0])
 
 
 # Tensor parallelism does not divide a step's weight-read time by the GPU count: each layer's shards synchronise
@@ -143,7 +151,21 @@ def step_cost(shape: ModelShape, hardware: Hardware, *, dtype: str, kv_dtype: st
         bandwidth_bytes_per_ms=hardware.bandwidth_gbps * hardware.gpus * 1e6,
         flops_per_ms=hardware.peak_tflops * hardware.gpus * 1e9,
         group_gpus=hardware.gpus,
+        allreduce_ms_per_token=allreduce_ms_per_token(shape, hardware),
     )
+
+
+ACTIVATION_BYTES = 2  # all-reduces carry 16-bit activations, whatever the weights' dtype
+
+
+def allreduce_ms_per_token(shape: ModelShape, hardware: Hardware) -> float:
+    """Two all-reduces a layer (after attention and after the MLP) of one token's hidden state; a ring sends
+    2 (p - 1) / p of it from each GPU, over one direction of the link at ``LINK_EFFICIENCY``. Zero on one GPU."""
+    if hardware.gpus < 2 or hardware.interconnect_gbps <= 0:
+        return 0.0
+    sent_bytes = 2 * shape.n_layers * shape.hidden_size * ACTIVATION_BYTES * 2 * (hardware.gpus - 1) / hardware.gpus
+    one_direction_bytes_per_ms = hardware.interconnect_gbps / 2 * 1e6 * LINK_EFFICIENCY
+    return sent_bytes / one_direction_bytes_per_ms
 
 
 def kv_capacity_tokens(shape: ModelShape, hardware: Hardware, *, dtype: str, kv_dtype: str | None = None) -> float:

@@ -207,7 +207,7 @@ def engine_hardware(gpu: str, gpus: int, dtype: str) -> EngineHardware:
         if spec.gpu.lower() == gpu.lower():
             peak = {"fp8": spec.fp8_dense_tflops, "fp4": spec.fp4_dense_tflops}.get(dtype.lower())
             return EngineHardware(spec.gpu, spec.memory_bandwidth_gbps, peak or spec.bf16_dense_tflops,
-                                  spec.memory_gb, gpus)  # fmt: skip
+                                  spec.memory_gb, gpus, spec.interconnect_gbps or 0.0)  # fmt: skip
     known = ", ".join(spec.gpu for spec in bundled_gpu_specs())
     raise InputError("gpu", f"no datasheet for {gpu!r}; known: {known}")
 

@@ -121,6 +121,9 @@ class GpuSpec(BaseModel):
     fp8_dense_tflops: float | None = Field(default=None, gt=0)  # None: no FP8 tensor cores (A100 and older)
     fp4_dense_tflops: float | None = Field(default=None, gt=0)  # None: no FP4 tensor cores (before Blackwell)
     board_power_w: float = Field(gt=0)
+    # GB/s between the GPUs of one server, both directions together: NVLink where the part has it, else its PCIe
+    # slot. Tensor-parallel all-reduces cross it every layer. None: not known (no communication cost is modelled).
+    interconnect_gbps: float | None = Field(default=None, gt=0)
     purchase_price_usd: float | None = Field(default=None, gt=0)
     source: str = Field(min_length=1)
     as_of: dt.date

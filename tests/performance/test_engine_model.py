@@ -15,7 +15,7 @@ from infercost.performance.profiles import engine_setup, find_profile, validatio
 from infercost.performance.validation import TARGETS, meets_targets, validate
 
 NIM_8B_FP8 = "published:nim-trtllm-llama-3-8b-instruct-1xh100-fp8-200in-1000out"
-THETA = np.array([0.3, 1.5, 2.0, 2.0, 0.01, 1.0])
+THETA = np.array([0.3, 1.5, 2.0, 2.0, 0.01, 1.0, 1.0])
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +44,7 @@ def test_a_full_kv_cache_caps_the_batch_and_the_queue_shows_in_ttft(setup):
 
 
 def test_fitting_recovers_the_coefficients_that_made_the_points(setup):
-    truth = Calibration(np.array([0.5, 1.4, 1.8, 2.5, 0.02, 1.0]), 0)
+    truth = Calibration(np.array([0.5, 1.4, 1.8, 2.5, 0.02, 1.0, 1.0]), 0)
     shapes = [(200, 1000), (2000, 200), (1000, 1000)]
     points = []
     for input_len, output_len in shapes:
@@ -202,3 +202,21 @@ def test_a_report_shows_a_predicted_cost_with_its_range_and_transfer(tmp_path):
     low, high = (float(x.replace(",", "")) for x in cells["cost_per_month_p10_p90"].strip("$").split("–"))
     cost = float(cells["cost_per_month"].replace(",", ""))
     assert low <= cost <= high and low < high  # 2M calls/day: the error moves the replica count
+
+
+def test_a_tensor_parallel_group_pays_its_all_reduces_over_the_interconnect_by_hand():
+    """Two all-reduces a layer of a token's 16-bit hidden state; a ring sends 2 (p - 1) / p of it from each GPU
+    over one direction of the link at 70% of its rate; nothing on one GPU; PCIe costs what its bandwidth says."""
+    from infercost.performance.engine import allreduce_ms_per_token
+    from infercost.performance.profiles import engine_hardware, model_shape
+
+    shape = model_shape("meta-llama/Llama-3.1-70B-Instruct")
+    sent_bytes = 2 * shape.n_layers * shape.hidden_size * 2 * 2 * 7 / 8
+    nvlink = allreduce_ms_per_token(shape, engine_hardware("H100 SXM", 8, "fp8"))
+    assert nvlink == pytest.approx(sent_bytes / (450 * 1e6 * 0.7))
+    pcie = allreduce_ms_per_token(shape, engine_hardware("L40S", 8, "fp8"))
+    assert pcie == pytest.approx(nvlink * 900 / 64)
+    assert allreduce_ms_per_token(shape, engine_hardware("H100 SXM", 1, "fp8")) == 0.0
+    cost = step_cost(shape, engine_hardware("L40S", 8, "fp8"), dtype="fp8")
+    assert cost.decode(32, 32 * 1000)[5] == pytest.approx(32 * pcie)
+    assert cost.prefill(2000, 0)[5] == pytest.approx(2000 * pcie)
