@@ -25,7 +25,7 @@ def test_shards_as_ray_tasks_give_every_record_once_despite_faults(tmp_path, scr
     source = write_batch_file(tmp_path / "in.jsonl", 1000)
     with scripted(error_every=37, drop_every=41) as url:
         config = batch.JobConfig(base_url=url, model="scripted", out_dir=str(tmp_path / "out"), shard_size=200,
-                                 concurrency=8, read_timeout_s=2, executor="ray")
+                                 concurrency=8, read_timeout_s=2, max_attempts=6, executor="ray")
         status = batch.run_job(batch.create_job(source, config, price="gpt-4o-mini")["job_id"])
     ok, errors = read_outputs(Path(status["out_dir"]))
     assert status["status"] == "done" and errors == []

@@ -95,23 +95,34 @@ def test_step_cost_counts_weights_once_per_step_and_kv_per_context_token():
     assert two[2] == pytest.approx(2 * one[2])  # KV reads: per context token
 
 
+# Where the engine model stands on every bundled table (python -m bench.prediction_accuracy): the targets it meets
+# are asserted as targets; the ones it misses are held at today's figure (plus a little), so neither can get worse.
+HELD = {  # (transfer, metric): (median, p90) of |relative error|
+    ("shape", "mean_ttft_ms"): (0.17, 0.50),
+    ("one_shape", "mean_ttft_ms"): (0.20, 0.58),
+    ("gpu", "mean_ttft_ms"): (0.21, 0.63),
+    ("gpu", "mean_tpot_ms"): (0.10, 0.27),
+}
+OFFLINE_RATIO_HELD = (0.16, 0.46)
+
+
 @pytest.mark.slow
-def test_the_bundled_tables_stay_within_their_error_bounds():
-    """A regression guard over part of the bundled data (the whole of it is ``python -m bench.prediction_accuracy``):
-    shape transfer within one setup, and GPU transfer between an H100 and an A100 of the same model."""
-    wanted = {("llama-3.1-8b", "tensorrt-llm", "H100 SXM", "1", "fp8"),
-              ("llama-3.1-8b", "tensorrt-llm", "H100 SXM", "1", "float16"),
-              ("llama-3.1-8b", "tensorrt-llm", "A100 80GB", "1", "float16")}  # fmt: skip
-    tables = [t for t in validation_tables() if t.group in wanted]
-    errors, ratios = validate(tables, ("shape", "gpu"))
+def test_every_bundled_table_stays_within_its_error_bounds():
+    """The whole harness, as the README reports it: a regression in any transfer fails here."""
+    from infercost.performance.profiles import offline_tables
+    from infercost.performance.validation import offline_ratio_summary, offline_ratios
+
+    tables = validation_tables()
+    errors, ratios = validate(tables)
     summary = errors.summary()
-    met = meets_targets(summary, "shape")
-    assert met["request_throughput"] and met["mean_tpot_ms"], summary["shape"]
-    # TTFT does not meet its 15% / 40% target yet (see README): hold it where it is, so it cannot get worse
-    assert summary["shape"]["mean_ttft_ms"]["median_abs"] <= 0.25
-    assert summary["gpu"]["request_throughput"]["median_abs"] <= TARGETS["request_throughput"][0]
-    # nor does the cross-GPU ratio of best throughput (target 10%): held where it is
-    assert np.median(np.abs(ratios)) <= 0.20
+    for transfer in ("shape", "one_shape", "gpu"):
+        for metric in ("request_throughput", "mean_ttft_ms", "mean_tpot_ms"):
+            median, p90 = HELD.get((transfer, metric), TARGETS[metric])
+            row = summary[transfer][metric]
+            assert row["median_abs"] <= median and row["p90_abs"] <= p90, (transfer, metric, row)
+    assert meets_targets(summary, "gpu", ratios)["cross_gpu_ratio"]
+    offline = offline_ratio_summary(*offline_ratios(offline_tables(), tables))
+    assert offline["median_abs"] <= OFFLINE_RATIO_HELD[0] and offline["p90_abs"] <= OFFLINE_RATIO_HELD[1], offline
 
 
 def test_the_stored_expected_errors_cover_every_transfer():
