@@ -3,9 +3,9 @@
 import streamlit as st
 
 from infercost.errors import InputError
-from infercost.scenarios import apply_query_params
+from infercost.scenarios import apply_query_params, form_in_url
 from infercost.store import describe
-from infercost.ui.state import keep_widget_state
+from infercost.ui.state import WORKLOAD_DEFAULTS, keep_widget_state, profile_document
 
 st.set_page_config(page_title="infercost", page_icon=":material/payments:", layout="wide")
 keep_widget_state(st.session_state)
@@ -25,3 +25,10 @@ pages = [
 ]
 st.sidebar.caption(f"Store: {describe()}")  # which database this app reads and writes (never its password)
 st.navigation(pages).run()
+if all(key in st.session_state for key in WORKLOAD_DEFAULTS):  # once a page has set the form up
+    try:  # the address bar carries the form, so a reload or a bookmark opens it as it was left
+        query = form_in_url(st.session_state, profile_document(st.session_state), st.query_params)
+    except InputError:
+        query = None  # a value the URL cannot carry (the form shows its own error): the address keeps the last one
+    if query is not None:
+        st.query_params.from_dict(query)

@@ -150,12 +150,29 @@ def apply_query_params(state: MutableMapping[str, Any], params: Mapping[str, str
     Returns whether the form changed. Malformed parameters raise InputError naming the parameter.
     """
     shared = profile_params(params)
-    key = json.dumps(sorted((k, v if isinstance(v, str) else list(v)) for k, v in shared.items()))
+    key = _query_key(shared)
     if not shared or state.get(APPLIED_QUERY_KEY) == key:
         return False
     load_into_state(state, profile_from_query(shared))
     state[APPLIED_QUERY_KEY] = key
     return True
+
+
+def _query_key(params: Mapping[str, str | list[str]]) -> str:
+    return json.dumps(sorted((k, v if isinstance(v, str) else list(v)) for k, v in params.items()))
+
+
+def form_in_url(state: MutableMapping[str, Any], profile: Mapping[str, Any],
+                params: Mapping[str, str | list[str]]) -> dict[str, str] | None:  # fmt: skip
+    """The URL parameters for the form as it is now, where the address bar says something else (None: it already
+    says this), so that a reload, a bookmark or a copied address opens the same form. They are marked applied, so
+    the app does not fill the form again from its own address."""
+    query = profile_to_query(profile)
+    key = _query_key(query)
+    if _query_key(profile_params(params)) == key:
+        return None
+    state[APPLIED_QUERY_KEY] = key
+    return query
 
 
 def scenario_file(profile: Mapping[str, Any]) -> str:

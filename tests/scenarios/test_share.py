@@ -17,6 +17,7 @@ from infercost.scenarios import (
     PROMPT_UNITS,
     QUERY_DEFAULTS,
     apply_query_params,
+    form_in_url,
     load_into_state,
     profile_from_query,
     profile_to_query,
@@ -142,3 +143,16 @@ def test_scenario_file_refuses_a_profile_that_would_not_estimate():
     with pytest.raises(InputError) as error:
         scenario_file({"calls_per_day": 1, "output_tokens": 1})
     assert "prompt_tokens" in str(error.value)
+
+
+def test_the_form_goes_into_the_address_and_comes_back_from_it_once():
+    state = {"calls_per_day": 250_000, "prompt_tokens": 1200, "output_tokens": 300}
+    profile = {"calls_per_day": 250_000, "prompt_tokens": 1200, "output_tokens": 300}
+    query = form_in_url(state, profile, {"embed": "true"})
+    assert profile_from_query(query)["calls_per_day"] == 250_000
+    assert form_in_url(state, profile, {**query, "embed": "true"}) is None  # the address already says it
+    state["calls_per_day"] = 7  # an edit made after the address was written
+    assert not apply_query_params(state, query)  # the app's own address does not undo it
+    assert state["calls_per_day"] == 7
+    reloaded: dict = {}  # a reload: a new session, the same address
+    assert apply_query_params(reloaded, query) and reloaded["calls_per_day"] == 250_000

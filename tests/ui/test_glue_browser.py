@@ -133,3 +133,23 @@ def saved_scenario(page, name: str) -> dict:
     with page.expect_download() as download:
         page.get_by_test_id("stDownloadButton").filter(has_text=re.compile("Scenario file")).last.click()
     return json.loads(open(download.value.path(), encoding="utf-8").read())
+
+
+def test_the_form_survives_a_reload_on_any_page(page, tmp_path):
+    """The address bar carries the form (only what differs from the defaults), so a reload, a bookmark or a copied
+    address opens it as it was left; the reload starts a new session, so nothing else could have kept it."""
+    page.get_by_text("Cheapest API per month").wait_for(timeout=WAIT_MS)
+    set_number(page, "Calls per day", "250000")
+    go_to(page, "Compare")
+    assert "calls_per_day=250000" in page.url
+    page.reload()
+    page.get_by_role("heading", name="Compare APIs and self-hosting").first.wait_for(timeout=WAIT_MS)
+    settle(page)
+    page.get_by_text(re.compile(r"Workload: 250,000 calls/day")).first.wait_for(timeout=WAIT_MS)
+    go_to(page, "Workload and bill")
+    expect(page.get_by_label("Calls per day", exact=True)).to_have_value("250000")
+    set_number(page, "Calls per day", "260000")  # an edit after the reload is not undone by the address
+    go_to(page, "Prices")
+    go_to(page, "Workload and bill")
+    expect(page.get_by_label("Calls per day", exact=True)).to_have_value("260000")
+    page.screenshot(path=str(tmp_path / "bill-after-reload.png"), full_page=True)
