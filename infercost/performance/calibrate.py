@@ -45,11 +45,22 @@ from infercost.performance.roofline import ModelShape
 # ms per step, × roofline time of weight reads, of KV-cache reads, of FLOPs; ms per decode sequence
 # the last two, communication_ms and wait_ms, are time already: always 1
 PRIOR = np.array([0.3, 1 / 0.8, 1 / 0.5, 1 / 0.5, 0.01, 1.0, 1.0])
+# No engine reads the KV cache faster than the datasheet's bandwidth or computes faster than its peak: those two
+# coefficients (× roofline time) stay at 1 or more. Without the floor, a setup with one table (70B FP8 on two H100s)
+# put prefill at 11x peak compute and made up the TTFT in its correction, and every GPU it was carried to went wrong
+# with it (offline perf-overview ratio p90 59.6% without, 42.8% with). Weight reads are left free: their feature
+# carries the tensor-parallel penalty (``engine.TENSOR_PARALLEL_WEIGHTS_EXPONENT``), not the roofline itself.
+ROOFLINE_FLOOR = np.where(np.isin(FEATURES, ["kv_cache_ms", "compute_ms"]), 1.0, 0.0)
 PER_GPU = [FEATURES.index("step_overhead_ms"), FEATURES.index("sequence_ms")]  # features counted once per GPU
 FITTED = slice(0, COMMUNICATION)
 PRIOR_WEIGHT = 0.05  # a prior row counts this much against one relative error of a measured figure
 CLIENT_DELAY_MS = 2.0
 ITERATIONS = 2  # with a client delay the schedule depends on the coefficients: refit on the refitted schedule
+# How much a mean-TTFT point counts in the step-cost fit against a throughput or TPOT point. TTFT has its own
+# correction (``_ttft_correction``) for how real schedulers queue prompts; at full weight, what the simulation gets
+# wrong about that queueing pulled the step costs away from the capacity they set (GPU transfer, throughput p90 26.8%
+# at 1.0, 23.0% at 0.3; TPOT p90 26.4% and 24.2%; shape-transfer mean TTFT median 14.0% and 14.7%).
+TTFT_WEIGHT = 0.3
 
 
 @dataclass(frozen=True)
@@ -163,15 +174,15 @@ def _closed_loop(setup: Setup, coefficients: NDArray, concurrency: int, input_le
                                 output_len=output_len, client_delay_ms=CLIENT_DELAY_MS)  # fmt: skip
 
 
-def _rows(trace: Trace, obs: Observation) -> list[tuple[NDArray, float]]:
-    """(features, measured value) pairs, each to be matched in relative terms."""
+def _rows(trace: Trace, obs: Observation) -> list[tuple[NDArray, float, float]]:
+    """(features, measured value, weight) triples, each to be matched in relative terms."""
     mean = trace.mean_features()
     cycle = mean["e2el"] + np.eye(len(FEATURES))[WAIT] * CLIENT_DELAY_MS  # a user's request, then its delay
-    rows = [(cycle, 1000.0 * obs.concurrency / obs.request_throughput)]
+    rows = [(cycle, 1000.0 * obs.concurrency / obs.request_throughput, 1.0)]
     if obs.mean_ttft_ms:
-        rows.append((mean["ttft"], obs.mean_ttft_ms))
+        rows.append((mean["ttft"], obs.mean_ttft_ms, TTFT_WEIGHT))
     if obs.mean_tpot_ms and obs.output_len > 1:
-        rows.append((mean["tpot"], obs.mean_tpot_ms))
+        rows.append((mean["tpot"], obs.mean_tpot_ms, 1.0))
     return rows
 
 
@@ -197,9 +208,10 @@ def fit(setup: Setup, observations: Sequence[Observation]) -> Calibration:
 def _load_terms(concurrency: float, input_len: float, output_len: float) -> NDArray:
     """What the TTFT correction depends on: how prompts queue grows with users and prompt length. Output length is
     left out: it changes how long a user is away, not how prompts meet in a step, and its terms made the
-    correction extrapolate badly (shape transfer, mean TTFT median 18.6% → 16.0%, p90 51.8% → 48.5%)."""
+    correction extrapolate badly; so is the users × prompt-length term, which fitted the held-out shapes' neighbours
+    and missed the rest (shape transfer, mean TTFT p90 41.7% with it, 39.8% without; one table, 50.2% and 43.3%)."""
     c, i = math.log(concurrency), math.log(input_len)
-    return np.array([1.0, c, i, c * i, c * c])
+    return np.array([1.0, c, i, c * c])
 
 
 def _ttft_correction(traces: Sequence[Trace], observations: Sequence[Observation], coefficients: NDArray) -> NDArray:
@@ -212,7 +224,7 @@ def _ttft_correction(traces: Sequence[Trace], observations: Sequence[Observation
         if obs.mean_ttft_ms and simulated > 0:
             rows.append(_load_terms(obs.concurrency, obs.input_len, obs.output_len))
             target.append(math.log(obs.mean_ttft_ms / simulated))
-    beta = np.zeros(len(rows[0]) if rows else 5)
+    beta = np.zeros(len(_load_terms(1, 1, 1)))
     if not rows:
         return beta
     design = np.array(rows)
@@ -234,16 +246,16 @@ def _solve(traces: Sequence[Trace], observations: Sequence[Observation], priors:
     """Non-negative least squares on relative errors, with the priors as weak extra rows."""
     design, target = [], []
     for trace, obs in zip(traces, observations, strict=True):
-        for features, measured in _rows(trace, obs):
-            design.append(features[FITTED] / measured)
-            target.append(1.0 - (features[COMMUNICATION] + features[WAIT]) / measured)  # time already: coefficient 1
+        for features, measured, weight in _rows(trace, obs):
+            design.append(weight * features[FITTED] / measured)
+            target.append(weight * (1.0 - (features[COMMUNICATION] + features[WAIT]) / measured))  # time: coef. 1
     prior = priors[FITTED]
     weight = PRIOR_WEIGHT * math.sqrt(len(design))
     measured = len(design)
     design.extend(weight * np.eye(len(prior)) / prior)
     target.extend([weight] * len(prior))
     design_matrix, target_vector = np.array(design), np.array(target)
-    fitted = lsq_linear(design_matrix, target_vector, bounds=(0, np.inf)).x
+    fitted = lsq_linear(design_matrix, target_vector, bounds=(ROOFLINE_FLOOR[FITTED], np.inf)).x
     residuals = design_matrix[:measured] @ fitted - target_vector[:measured]
     return np.append(fitted, [1.0, 1.0]), float(residuals @ residuals)
 

@@ -84,6 +84,36 @@ def test_every_preset_names_a_real_scheduling(setup):
         assert point.request_throughput > 0 and math.isfinite(point.mean_ttft_ms), name
 
 
+def test_a_closed_loop_wave_of_prompts_is_prefilled_in_one_tensorrt_llm_step(setup):
+    """NIM's TensorRT-LLM engines give every prompt of a wave the whole wave's prefill as TTFT (Llama-3.1-8B on an
+    H100 at 2000/200: 52, 207, 446, 904 ms at 1, 5, 10, 25 users): ten 2000-token prompts share one step."""
+    trace = simulate_closed_loop(setup.cost, ENGINE_PRESETS["tensorrt-llm"], THETA, concurrency=10, input_len=2000,
+                                 output_len=200)  # fmt: skip
+    ttft = trace.ttft @ THETA
+    assert ttft.max() == pytest.approx(ttft.min())
+    one = simulate_closed_loop(setup.cost, ENGINE_PRESETS["tensorrt-llm"], THETA, concurrency=1, input_len=2000,
+                               output_len=200)  # fmt: skip
+    assert ttft.mean() > 5 * float((one.ttft @ THETA).mean())
+
+
+def test_no_fit_reads_the_kv_cache_or_computes_faster_than_the_datasheet():
+    """The roofline is a floor: a setup with a single table (70B FP8 on two H100s) once fitted prefill at 11x peak
+    compute and made the TTFT up in its correction."""
+    from infercost.performance.validation import fit_tables, group_tables
+
+    for group, members in group_tables(validation_tables()).items():
+        coefficients = fit_tables(members).as_dict()
+        assert coefficients["compute_ms"] >= 1.0 and coefficients["kv_cache_ms"] >= 1.0, group
+
+
+def test_calibrations_move_between_gpus_of_one_engine_release_only():
+    """NIM 1.8.0 queues prompts unlike the 2024 NIM releases: its table is not a GPU-transfer partner of theirs."""
+    families = {t.id: t.family for t in validation_tables()}
+    newer = families["published:nim-1.8.0-llama-3.3-70b-instruct-2xh100-fp8-5000in-500out"]
+    older = families["published:nim-trtllm-llama-3-70b-instruct-4xh100-fp8-200in-200out"]
+    assert newer != older and newer[0] == older[0] and newer[2] == older[2]
+
+
 def test_step_cost_counts_weights_once_per_step_and_kv_per_context_token():
     from infercost.performance.architectures import find_architecture
     from infercost.performance.roofline import model_shape_from_config
@@ -98,12 +128,10 @@ def test_step_cost_counts_weights_once_per_step_and_kv_per_context_token():
 # Where the engine model stands on every bundled table (python -m bench.prediction_accuracy): the targets it meets
 # are asserted as targets; the ones it misses are held at today's figure (plus a little), so neither can get worse.
 HELD = {  # (transfer, metric): (median, p90) of |relative error|
-    ("shape", "mean_ttft_ms"): (0.17, 0.50),
-    ("one_shape", "mean_ttft_ms"): (0.20, 0.58),
-    ("gpu", "mean_ttft_ms"): (0.21, 0.63),
-    ("gpu", "mean_tpot_ms"): (0.10, 0.27),
+    ("one_shape", "mean_ttft_ms"): (0.15, 0.45),
+    ("gpu", "mean_ttft_ms"): (0.15, 0.46),
 }
-OFFLINE_RATIO_HELD = (0.16, 0.46)
+OFFLINE_RATIO_HELD = (0.14, 0.38)
 
 
 @pytest.mark.slow
