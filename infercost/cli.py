@@ -15,6 +15,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
+from sqlalchemy.exc import DBAPIError
+
 from infercost.commands import (
     app,
     batch,
@@ -31,6 +33,7 @@ from infercost.commands import (
     tokens,
 )
 from infercost.errors import InputError
+from infercost.store.db import store_failed
 
 COMMANDS = (prices, estimate, throughput, app, serve, tokenizers, tokens, bench, runs, diagnose, scenarios, report,
             batch)
@@ -117,6 +120,9 @@ def _main(argv: Sequence[str] | None) -> int:
             emit(payload, as_json=args.json, render=getattr(args, "render", None))
     except InputError as error:
         print(error_line(error), file=sys.stderr)
+        return 2
+    except DBAPIError as error:  # the store failed after it opened: a server gone mid-sweep, a full disk
+        print(error_line(store_failed(error, getattr(args, "db", None))), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

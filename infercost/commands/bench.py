@@ -167,8 +167,10 @@ class ProgressBar:
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     config = None if args.resume else config_from_args(args)
-    run_id = run_sweep(config, db_path=args.db, resume=args.resume, progress=Progress(on_change=ProgressBar()))
-    sys.stderr.write("\n")
+    try:
+        run_id = run_sweep(config, db_path=args.db, resume=args.resume, progress=Progress(on_change=ProgressBar()))
+    finally:
+        sys.stderr.write("\n")  # end the progress line, so that an error says so on a line of its own
     return run_summary(args.db, run_id)
 
 

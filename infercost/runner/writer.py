@@ -30,6 +30,9 @@ class RecordWriter:
         self._check()
 
     def put(self, row: dict[str, Any]) -> None:
+        """Queue a record; a store that already failed stops the sweep here, not a whole level later (nothing
+        measured from now on could be kept)."""
+        self._check()
         self._queue.put(row)
 
     def flush(self) -> None:

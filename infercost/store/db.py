@@ -244,6 +244,19 @@ def _reason(error: exc.DBAPIError, password: str) -> str:
     return reason.replace(password, "***") if password else reason
 
 
+def store_failed(error: exc.DBAPIError, target: str | Path | None = None) -> InputError:
+    """What to say when the store fails after it opened (a server that went away mid-sweep): which store, the
+    driver's reason, and that what was committed before is still there (each request commits as it is recorded)."""
+    target = resolve(target)
+    password = ""
+    if is_server(target):
+        try:
+            password = _postgres_url(str(target)).password or ""
+        except InputError:
+            pass
+    return InputError("db", f"{describe(target)}: {_reason(error, password)} (what was stored before is kept)")
+
+
 def _is_url(target: str | Path) -> bool:
     return isinstance(target, str) and "://" in target
 
