@@ -1,13 +1,15 @@
 """Fit the engine simulation's step costs to measured or published points, and predict any load from them.
 
-A setup (one model, engine and dtype on one replica's GPUs) has five fitted step-cost coefficients
-(``engine.FEATURES``): milliseconds of overhead per step, how many times slower than the roofline the engine reads
-weights, reads the KV cache and does FLOPs, and milliseconds per decode sequence. Tensor-parallel all-reduces are
-not fitted: the points of one setup cannot tell them from compute, so they take the interconnect's datasheet rate. The simulation of a closed loop gives every measured figure as a linear function
-of them (mean TTFT and TPOT directly; throughput through Little's law, ``1 / X = mean E2EL / c``), so the fit is
-one non-negative least squares on relative errors. Roofline priors (an engine reaching 75% of bandwidth and 50% of
-peak compute, 0.3 ms per step) enter as weak extra rows, so a term the points cannot separate (per-sequence cost
-against KV-cache reads, when every point has the same context length) falls back to its prior instead of drifting.
+A setup (one model, engine and dtype on one replica's GPUs) has six fitted coefficients (``engine.FEATURES``):
+milliseconds of overhead per step, how many times slower than the roofline the engine reads weights, reads the KV
+cache and does FLOPs, milliseconds per decode sequence, and milliseconds per request outside the steps.
+Tensor-parallel all-reduces are not fitted: the points of one setup cannot tell them from compute, so they take the
+interconnect's datasheet rate. The simulation of a closed loop gives every measured figure as a linear function of
+the coefficients (mean TTFT and TPOT directly; throughput through Little's law, ``1 / X = mean E2EL / c``), so the
+fit is one non-negative least squares on relative errors. Roofline priors (an engine reaching 75% of bandwidth and
+50% of peak compute, 0.3 ms per step, 2 ms per request) enter as weak extra rows, so a term the points cannot
+separate (per-sequence cost against KV-cache reads, when every point has the same context length) falls back to its
+prior instead of drifting.
 
 Moving a fitted setup to other hardware keeps the coefficients and recomputes the features (bandwidth, compute,
 interconnect, KV-cache capacity) on the new GPUs: that is the whole of the GPU transfer.
@@ -38,13 +40,15 @@ from infercost.performance.engine import (
     kv_capacity_tokens,
     simulate_closed_loop,
     simulate_poisson,
+    step_budget_that_fits,
     step_cost,
 )
 from infercost.performance.roofline import ModelShape
 
-# ms per step, × roofline time of weight reads, of KV-cache reads, of FLOPs; ms per decode sequence
+# ms per step, × roofline time of weight reads, of KV-cache reads, of FLOPs; ms per decode sequence; ms per request
+# (the front end's own latency: 2 ms, about what NIM's TTFT at 200-token prompts and one user exceeds its steps by)
 # the last two, communication_ms and wait_ms, are time already: always 1
-PRIOR = np.array([0.3, 1 / 0.8, 1 / 0.5, 1 / 0.5, 0.01, 1.0, 1.0])
+PRIOR = np.array([0.3, 1 / 0.8, 1 / 0.5, 1 / 0.5, 0.01, 2.0, 1.0, 1.0])
 # No engine reads the KV cache faster than the datasheet's bandwidth or computes faster than its peak: those two
 # coefficients (× roofline time) stay at 1 or more. Without the floor, a setup with one table (70B FP8 on two H100s)
 # put prefill at 11x peak compute and made up the TTFT in its correction, and every GPU it was carried to went wrong
@@ -79,8 +83,13 @@ class Setup:
 
     @property
     def config(self) -> EngineConfig:
-        capacity = kv_capacity_tokens(self.shape, self.hardware, dtype=self.dtype, kv_dtype=self.kv_dtype)
-        return replace(self.engine, kv_capacity_tokens=min(capacity, self.engine.kv_capacity_tokens))
+        """The engine as built on these GPUs: a step budget whose activations fit, and the KV cache left."""
+        budget = step_budget_that_fits(self.shape, self.hardware, dtype=self.dtype,
+                                       budget=self.engine.max_batched_tokens)  # fmt: skip
+        capacity = kv_capacity_tokens(self.shape, self.hardware, dtype=self.dtype, kv_dtype=self.kv_dtype,
+                                      step_tokens=budget)  # fmt: skip
+        return replace(self.engine, max_batched_tokens=budget,
+                       kv_capacity_tokens=min(capacity, self.engine.kv_capacity_tokens))  # fmt: skip
 
     def on(self, hardware: Hardware) -> Setup:
         return replace(self, hardware=hardware)
@@ -345,8 +354,10 @@ def _round_up(value: float, step: int) -> int:
 
 def offline_engine(setup: Setup, input_len: int, output_len: int) -> EngineConfig:
     """The batch size and step token budget trtllm-bench would build this setup with for one token shape (its
-    tuning heuristic, above), on the KV cache the simulation gives the setup."""
-    requests = min(setup.config.kv_capacity_tokens / (input_len + output_len), OFFLINE_MAX_REQUESTS)
+    tuning heuristic, above), on the KV cache the simulation gives the setup before any step budget is chosen (the
+    heuristic sizes the engine from the memory beside the weights; the built engine's activations come after)."""
+    unbuilt = replace(setup, engine=replace(setup.engine, max_batched_tokens=0))
+    requests = min(unbuilt.config.kv_capacity_tokens / (input_len + output_len), OFFLINE_MAX_REQUESTS)
     if requests < 256:
         max_batch = max(64, _round_up(requests, 32))
     else:

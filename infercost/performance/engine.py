@@ -10,10 +10,13 @@ on-demand allocation (vLLM), the newest sequence is preempted and recomputed lat
 A step's time is linear in features of what it does (``StepCost``): one (fixed overhead per step), bytes moved
 over memory bandwidth (weights once, plus every KV cache read), FLOPs over peak compute, decode sequences
 (per-sequence overhead: sampling, scheduling, attention-kernel inefficiency), and, on a tensor-parallel group, the
-all-reduces of every token's activations over the GPUs' interconnect (NVLink or PCIe, from the datasheet). The simulation records those features,
-not seconds, so every latency is ``features · coefficients``: for a closed loop the schedule does not depend on the
-coefficients at all, which makes fitting them a linear least-squares problem (``calibrate``). Runs of identical
-pure-decode steps are taken in one jump, so a sweep of ten levels simulates in milliseconds.
+all-reduces of every token's activations over the GPUs' interconnect (NVLink or PCIe, from the datasheet). Each
+request also pays a fixed latency of its own outside the steps (``request_ms``: the server's front end), once in its
+TTFT. The simulation records those features, not seconds, so every latency is ``features · coefficients``: for a
+closed loop the schedule does not depend on the coefficients at all, which makes fitting them a linear least-squares
+problem (``calibrate``). Runs of identical pure-decode steps are taken in one jump, so a sweep of ten levels
+simulates in milliseconds. The KV cache holds what the GPUs' memory leaves after the weights and the runtime's own
+buffers (``kv_capacity_tokens``).
 
 Pure: numbers in, numbers out.
 """
@@ -31,13 +34,29 @@ from numpy.typing import NDArray
 
 from infercost.performance.roofline import ModelShape, kv_bytes_per_token, weight_bytes
 
-FEATURES = ("step_overhead_ms", "weights_ms", "kv_cache_ms", "compute_ms", "sequence_ms", "communication_ms", "wait_ms")
+FEATURES = ("step_overhead_ms", "weights_ms", "kv_cache_ms", "compute_ms", "sequence_ms", "request_ms",
+            "communication_ms", "wait_ms")
+# A request's own fixed latency outside the engine's steps (the server's HTTP front end, tokenizing the prompt,
+# detokenizing and sending the first chunk): one unit in every TTFT and end-to-end latency, fitted like a step cost.
+REQUEST = FEATURES.index("request_ms")
 # Time that is not fitted (coefficient 1): tensor-parallel all-reduces at the interconnect's datasheet rate, which
 # the points of one setup cannot tell from compute, and time outside the engine's steps (client delay, idle engine).
 COMMUNICATION = FEATURES.index("communication_ms")
 WAIT = FEATURES.index("wait_ms")
 LINK_EFFICIENCY = 0.7  # share of the interconnect's bandwidth an all-reduce reaches (NCCL's bus bandwidth)
 MEMORY_HEADROOM = 0.9  # share of free GPU memory an engine gives its KV cache (vLLM's gpu_memory_utilization)
+# The KV cache gets what is free once the runtime has its own memory: the CUDA context and communication buffers
+# (about a GB a GPU), and the activation buffers of the largest step, which TensorRT sizes when the engine is built as
+# "max number of input tokens * some constant factor" (TensorRT-LLM docs, reference/memory.md) and vLLM measures by
+# profiling its largest batch. Taken as 6 hidden-state-sized 16-bit tensors per token of the step budget: 4.2 GB a GPU
+# for Llama-3-8B at NIM's 65,536-token budget, 7.4 GB for 70B. The bundled NIM sweeps, where they plateau on a full KV
+# cache, serve 0.7-0.93 of the requests the weights alone would leave room for; shape-transfer mean TTFT went from
+# a median 14.7% / p90 39.8% to 11.8% / 33.9% with it, one table 13.7% / 43.0% to 13.6% / 39.4%, other GPUs
+# 14.9% / 43.9% to 13.3% / 37.0% (with ``request_ms``; bench.prediction_accuracy): measured on the tables it is
+# scored on, like the tensor-parallel exponent below.
+RUNTIME_CONTEXT_GB = 1.0
+ACTIVATION_TENSORS_PER_TOKEN = 6
+ACTIVATION_BYTES = 2  # activations (and the all-reduces that carry them) are 16-bit, whatever the weights' dtype
 
 
 @dataclass(frozen=True)
@@ -70,7 +89,8 @@ ENGINE_PRESETS: dict[str, EngineConfig] = {
     # Llama-3.1-8B on one H100 at 2000/200 has mean TTFT 52, 207, 446 and 904 ms at 1, 5, 10 and 25 users, about
     # 13 + 37 ms per prompt of the wave (25 prompts are 50,000 tokens); a budget of 16384 splits the wave and puts the
     # later prompts' TTFT at a fraction of it. 65536 fits the bundled sweeps best (shape transfer, mean TTFT median
-    # |error| 23.1% at 16384, 14.0% at 65536, 12.9% at 131072 with throughput and TPOT worse; bench.prediction_accuracy).
+    # |error| 23.1% at 16384, 14.0% at 65536, 12.9% at 131072 with throughput and TPOT worse;
+    # bench.prediction_accuracy).
     "tensorrt-llm": EngineConfig(max_batch=256, max_batched_tokens=65536, chunked_prefill=False, reserve_full_kv=True),
     # vLLM V1: chunked prefill on, max_num_seqs 256, max_num_batched_tokens 8192, KV blocks on demand.
     "vllm": EngineConfig(max_batch=256, max_batched_tokens=8192, chunked_prefill=True, reserve_full_kv=False),
@@ -116,7 +136,7 @@ class StepCost:
         attended = tokens * (past_tokens + (tokens + 1) / 2)
         kv = self.kv_bytes_per_token * (past_tokens + tokens) / self.bandwidth_bytes_per_ms
         flops = self.flops_per_token * tokens + self.attention_flops_per_token_pair * attended
-        return np.array([0.0, 0.0, kv, flops / self.flops_per_ms, 0.0, self.allreduce_ms_per_token * tokens, 0.0])
+        return np.array([0.0, 0.0, kv, flops / self.flops_per_ms, 0.0, 0.0, self.allreduce_ms_per_token * tokens, 0.0])
 
     def decode_run(self, steps: int, sequences: float, context_tokens: float) -> NDArray:
         """Features of ``steps`` pure-decode steps in a row; context grows by ``sequences`` tokens a step."""
@@ -125,8 +145,8 @@ class StepCost:
         kv = self.kv_bytes_per_token * context_sum / self.bandwidth_bytes_per_ms
         flops = self.flops_per_token * sequences * steps + self.attention_flops_per_token_pair * context_sum
         return np.array([float(steps * self.group_gpus), weights, kv, flops / self.flops_per_ms,
-                         float(sequences * steps * self.group_gpus), self.allreduce_ms_per_token * sequences * steps,
-                         0.0])
+                         float(sequences * steps * self.group_gpus), 0.0,
+                         self.allreduce_ms_per_token * sequences * steps, 0.0])
 
 
 # Tensor parallelism does not divide a step's weight-read time by the GPU count: each layer's shards synchronise
@@ -158,7 +178,25 @@ def step_cost(shape: ModelShape, hardware: Hardware, *, dtype: str, kv_dtype: st
     )
 
 
-ACTIVATION_BYTES = 2  # all-reduces carry 16-bit activations, whatever the weights' dtype
+
+def runtime_bytes_per_gpu(shape: ModelShape, step_tokens: float, *, context: bool = True) -> float:
+    """Memory a GPU's runtime keeps from the KV cache: its context (unless ``context`` is False) and the activation
+    buffers of the largest step (not sharded by tensor parallelism: each GPU holds the step's full hidden states)."""
+    activations = ACTIVATION_TENSORS_PER_TOKEN * step_tokens * shape.hidden_size * ACTIVATION_BYTES
+    return RUNTIME_CONTEXT_GB * 1e9 * context + activations
+
+
+MIN_STEP_BUDGET = 2048  # tokens: trtllm-bench's and vLLM's smallest max_num_tokens
+
+
+def step_budget_that_fits(shape: ModelShape, hardware: Hardware, *, dtype: str, budget: int) -> int:
+    """The step token budget an engine is built with on these GPUs: the preset's, halved (down to 2,048) while its
+    activation buffers would take more than a quarter of what the weights leave of a GPU's memory. On a small card
+    one builds a smaller ``max_num_tokens`` rather than give the KV cache away (70B in 16 bits on eight L4s)."""
+    free_per_gpu = hardware.memory_gb * 1e9 - weight_bytes(shape.n_params, dtype) / hardware.gpus
+    while budget > MIN_STEP_BUDGET and runtime_bytes_per_gpu(shape, budget, context=False) > free_per_gpu / 4:
+        budget //= 2
+    return budget
 
 
 def allreduce_ms_per_token(shape: ModelShape, hardware: Hardware) -> float:
@@ -171,9 +209,12 @@ def allreduce_ms_per_token(shape: ModelShape, hardware: Hardware) -> float:
     return sent_bytes / one_direction_bytes_per_ms
 
 
-def kv_capacity_tokens(shape: ModelShape, hardware: Hardware, *, dtype: str, kv_dtype: str | None = None) -> float:
-    """Tokens of KV cache that fit beside the weights in the replica's memory (0 if the weights do not fit)."""
-    free = hardware.memory_gb * 1e9 * hardware.gpus - weight_bytes(shape.n_params, dtype)
+def kv_capacity_tokens(shape: ModelShape, hardware: Hardware, *, dtype: str, kv_dtype: str | None = None,
+                       step_tokens: float = 0.0) -> float:
+    """Tokens of KV cache that fit beside the weights and the runtime's own memory for steps of up to
+    ``step_tokens`` tokens (``runtime_bytes_per_gpu``) in the replica's memory (0 if the weights do not fit)."""
+    usable = (hardware.memory_gb * 1e9 - runtime_bytes_per_gpu(shape, step_tokens)) * hardware.gpus
+    free = usable - weight_bytes(shape.n_params, dtype)
     return max(0.0, free * MEMORY_HEADROOM / kv_bytes_per_token(shape, kv_dtype or dtype))
 
 
@@ -348,6 +389,9 @@ def _trace(finished: list[tuple[_Request, NDArray]]) -> Trace:
     rows = [(r, done) for r, done in finished if r.first_token is not None]
     ttft = np.array([r.first_token - r.arrival for r, _ in rows])
     e2el = np.array([done - r.arrival for r, done in rows])
+    if rows:  # the request's own latency outside the steps, once in each
+        ttft[:, REQUEST] += 1.0
+        e2el[:, REQUEST] += 1.0
     steps = np.array([max(r.output_len - 1, 1) for r, _ in rows], dtype=float)
     tpot = (e2el - ttft) / steps[:, None]
     arrival = np.array([r.arrival for r, _ in rows])

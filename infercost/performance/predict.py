@@ -32,7 +32,7 @@ from infercost.performance.calibrate import (
     predict_rate,
     prior_for,
 )
-from infercost.performance.engine import ENGINE_PRESETS, kv_capacity_tokens
+from infercost.performance.engine import ENGINE_PRESETS
 from infercost.performance.expected_error import expected_error, stored_calibrations
 from infercost.performance.profiles import (
     ThroughputProfile,
@@ -48,7 +48,7 @@ from infercost.performance.profiles import (
 from infercost.performance.validation import Table, fit_tables, group_tables
 
 DEFAULT_CONCURRENCIES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
-ENGINE_MODEL_VERSION = 6  # bump when the simulation or the fit changes, so stored calibrations are refitted
+ENGINE_MODEL_VERSION = 7  # bump when the simulation or the fit changes, so stored calibrations are refitted
 ROOFLINE_SOURCE = re.compile(r"^roofline:(?P<model>[^@]+)@(?P<gpus>\d+)x(?P<gpu>[^:]+)(?::(?P<dtype>[\w.]+))?$")
 
 
@@ -211,7 +211,7 @@ def predict_roofline(
         notes = ["no measured or published profile of this model to calibrate on: the engine model's priors "
                  "alone (75-80% of bandwidth, 50% of peak compute); its error is unknown"]  # fmt: skip
         transfer, error = "none", {}
-    capacity = kv_capacity_tokens(setup.shape, hardware, dtype=dtype, kv_dtype=setup.kv_dtype)
+    capacity = calibration.applied_to(setup).config.kv_capacity_tokens
     fits = [c for c in (concurrencies or DEFAULT_CONCURRENCIES) if c * (input_len + output_len) <= capacity]
     if len(fits) < len(concurrencies or DEFAULT_CONCURRENCIES):
         notes.append(f"KV cache holds {capacity:,.0f} tokens on {gpus}x {hardware.gpu}: levels that do not fit are "

@@ -10,12 +10,20 @@ import numpy as np
 import pytest
 
 from infercost.performance.calibrate import PRIOR, Calibration, Observation, fit, predict_concurrency, predict_rate
-from infercost.performance.engine import ENGINE_PRESETS, Hardware, simulate_closed_loop, step_cost
+from infercost.performance.engine import (
+    COMMUNICATION,
+    ENGINE_PRESETS,
+    REQUEST,
+    Hardware,
+    kv_capacity_tokens,
+    simulate_closed_loop,
+    step_cost,
+)
 from infercost.performance.profiles import engine_setup, find_profile, validation_tables
 from infercost.performance.validation import TARGETS, meets_targets, validate
 
 NIM_8B_FP8 = "published:nim-trtllm-llama-3-8b-instruct-1xh100-fp8-200in-1000out"
-THETA = np.array([0.3, 1.5, 2.0, 2.0, 0.01, 1.0, 1.0])
+THETA = np.array([0.3, 1.5, 2.0, 2.0, 0.01, 2.0, 1.0, 1.0])  # engine.FEATURES
 
 
 @pytest.fixture(scope="module")
@@ -24,10 +32,11 @@ def setup():
 
 
 def test_one_user_waits_one_prefill_then_one_decode_step_per_token(setup):
-    """c=1, no client delay: TTFT is one prefill step, TPOT one decode step at the growing context, by hand."""
+    """c=1, no client delay: TTFT is one prefill step and the request's own latency, TPOT one decode step at the
+    growing context, by hand."""
     cost, config = setup.cost, setup.config
     trace = simulate_closed_loop(cost, config, THETA, concurrency=1, input_len=500, output_len=11)
-    prefill_ms = (cost.decode(0, 0) + cost.prefill(500, 0)) @ THETA
+    prefill_ms = (cost.decode(0, 0) + cost.prefill(500, 0)) @ THETA + THETA[REQUEST]
     decode_ms = sum(cost.decode(1, 501 + k) @ THETA for k in range(10))
     # the second round is measured (the first is warm-up)
     assert trace.ttft @ THETA == pytest.approx([prefill_ms])
@@ -43,8 +52,21 @@ def test_a_full_kv_cache_caps_the_batch_and_the_queue_shows_in_ttft(setup):
     assert at_80.mean_ttft_ms > 3 * at_20.mean_ttft_ms  # the other 60 wait for a slot
 
 
+def test_the_kv_cache_gets_what_the_weights_and_the_runtime_leave(setup):
+    """By hand: 80 GB less 1 GB of context and 6 x 65,536 x 4,096 x 2 bytes of activations, less the weights, at 90%,
+    over the bytes one token's keys and values take; a bigger step budget leaves less."""
+    shape, hardware = setup.shape, setup.hardware
+    kv_per_token = 2 * shape.n_layers * shape.n_kv_heads * shape.head_dim * 1  # fp8 keys and values
+    weights = shape.n_params * 1
+    runtime = 1e9 + 6 * 65536 * shape.hidden_size * 2
+    want = (hardware.memory_gb * 1e9 - runtime - weights) * 0.9 / kv_per_token
+    assert kv_capacity_tokens(shape, hardware, dtype="fp8", step_tokens=65536) == pytest.approx(want)
+    assert kv_capacity_tokens(shape, hardware, dtype="fp8", step_tokens=8192) > want
+    assert setup.config.kv_capacity_tokens == pytest.approx(want)  # the preset's budget is 65,536
+
+
 def test_fitting_recovers_the_coefficients_that_made_the_points(setup):
-    truth = Calibration(np.array([0.5, 1.4, 1.8, 2.5, 0.02, 1.0, 1.0]), 0)
+    truth = Calibration(np.array([0.5, 1.4, 1.8, 2.5, 0.02, 3.0, 1.0, 1.0]), 0)
     shapes = [(200, 1000), (2000, 200), (1000, 1000)]
     points = []
     for input_len, output_len in shapes:
@@ -127,10 +149,7 @@ def test_step_cost_counts_weights_once_per_step_and_kv_per_context_token():
 
 # Where the engine model stands on every bundled table (python -m bench.prediction_accuracy): the targets it meets
 # are asserted as targets; the ones it misses are held at today's figure (plus a little), so neither can get worse.
-HELD = {  # (transfer, metric): (median, p90) of |relative error|
-    ("one_shape", "mean_ttft_ms"): (0.15, 0.45),
-    ("gpu", "mean_ttft_ms"): (0.15, 0.46),
-}
+HELD: dict[tuple[str, str], tuple[float, float]] = {}  # (transfer, metric): (median, p90) of |relative error|
 OFFLINE_RATIO_HELD = (0.14, 0.38)
 
 
@@ -257,5 +276,5 @@ def test_a_tensor_parallel_group_pays_its_all_reduces_over_the_interconnect_by_h
     assert pcie == pytest.approx(nvlink * 900 / 64)
     assert allreduce_ms_per_token(shape, engine_hardware("H100 SXM", 1, "fp8")) == 0.0
     cost = step_cost(shape, engine_hardware("L40S", 8, "fp8"), dtype="fp8")
-    assert cost.decode(32, 32 * 1000)[5] == pytest.approx(32 * pcie)
-    assert cost.prefill(2000, 0)[5] == pytest.approx(2000 * pcie)
+    assert cost.decode(32, 32 * 1000)[COMMUNICATION] == pytest.approx(32 * pcie)
+    assert cost.prefill(2000, 0)[COMMUNICATION] == pytest.approx(2000 * pcie)

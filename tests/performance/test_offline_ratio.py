@@ -12,7 +12,7 @@ from infercost.performance.profiles import engine_setup, find_profile, offline_t
 from infercost.performance.validation import REFERENCE_GPU, offline_ratio_summary, offline_ratios
 
 NIM_8B_FP8 = "published:nim-trtllm-llama-3-8b-instruct-1xh100-fp8-200in-1000out"
-THETA = np.array([0.3, 1.5, 2.0, 2.0, 0.01, 1.0, 1.0])
+THETA = np.array([0.3, 1.5, 2.0, 2.0, 0.01, 2.0, 1.0, 1.0])  # engine.FEATURES
 
 
 @pytest.fixture(scope="module")
