@@ -391,6 +391,17 @@ def simulate_poisson(
     return _trace(measured)
 
 
+def simulate_offline(
+    cost: StepCost, config: EngineConfig, coefficients: NDArray, *, requests: int, input_len: int, output_len: int,
+) -> Trace:  # fmt: skip
+    """Every request queued at once and served to the last one (trtllm-bench throughput): the trace of all of them,
+    whose last finish is the run's makespan; the ramp-up and the drain at the end are part of it, as they are of the
+    benchmark's figure."""
+    engine = _Engine(cost, config)
+    _drive(engine, coefficients, [(0.0, i, i) for i in range(requests)], input_len, output_len)
+    return _trace(engine.finished)
+
+
 NextRequest = Callable[[_Request, float], "tuple[float, int] | None"]
 
 

@@ -7,7 +7,13 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from infercost.performance.calibrate import Calibration, offline_engine, predict_concurrency, predict_offline
+from infercost.performance.calibrate import (
+    Calibration,
+    offline_engine,
+    offline_requests,
+    predict_concurrency,
+    predict_offline,
+)
 from infercost.performance.profiles import engine_setup, find_profile, offline_tables, validation_tables
 from infercost.performance.validation import REFERENCE_GPU, offline_ratio_summary, offline_ratios
 
@@ -45,6 +51,20 @@ def test_offline_throughput_is_the_full_engine_and_grows_with_kv_cache(setup):
     offline = predict_offline(large, calibration, 1000, 1000)
     assert offline.output_throughput > predict_offline(small, calibration, 1000, 1000).output_throughput
     assert offline.output_throughput >= 0.99 * predict_concurrency(large, calibration, 64, 1000, 1000).output_throughput
+
+
+@pytest.mark.parametrize(("shape", "requests"), [((128, 128), 30000), ((20000, 2000), 1000), ((1024, 2048), 1500)])
+def test_the_offline_dataset_has_the_performance_overviews_size(shape, requests):
+    assert offline_requests(*shape) == requests  # 1024/2048 is not listed: 1000/2000 (3000 tokens) is nearest
+
+
+def test_offline_throughput_is_the_dataset_over_its_makespan(setup):
+    """trtllm-bench divides the dataset's output by first start to last end: with fewer requests the ramp-up and the
+    drain weigh more, and the figure falls."""
+    calibration = Calibration(THETA, 0)
+    large = _with_kv(setup, 512 * 2000)
+    few, many = (predict_offline(large, calibration, 1000, 1000, requests=n).output_throughput for n in (600, 6000))
+    assert few < 0.97 * many
 
 
 @pytest.fixture(scope="module")
