@@ -131,7 +131,7 @@ HELD = {  # (transfer, metric): (median, p90) of |relative error|
     ("one_shape", "mean_ttft_ms"): (0.15, 0.45),
     ("gpu", "mean_ttft_ms"): (0.15, 0.46),
 }
-OFFLINE_RATIO_HELD = (0.10, 0.32)
+OFFLINE_RATIO_HELD = TARGETS["cross_gpu_ratio"]  # met: median 9.5%, p90 23.0%
 
 
 @pytest.mark.slow
@@ -245,7 +245,8 @@ def test_a_report_shows_a_predicted_cost_with_its_range_and_transfer(tmp_path):
 
 def test_a_tensor_parallel_group_pays_its_all_reduces_over_the_interconnect_by_hand():
     """Two all-reduces a layer of a token's 16-bit hidden state; a ring sends 2 (p - 1) / p of it from each GPU
-    over one direction of the link at 70% of its rate; nothing on one GPU; PCIe costs what its bandwidth says."""
+    over one direction of the link at 70% of its rate; nothing on one GPU; PCIe costs what its bandwidth says, and
+    eight PCIe cards (two sockets) no more than the CPUs' interconnect carries, 16 GB/s a direction."""
     from infercost.performance.engine import allreduce_ms_per_token
     from infercost.performance.profiles import engine_hardware, model_shape
 
@@ -253,8 +254,10 @@ def test_a_tensor_parallel_group_pays_its_all_reduces_over_the_interconnect_by_h
     sent_bytes = 2 * shape.n_layers * shape.hidden_size * 2 * 2 * 7 / 8
     nvlink = allreduce_ms_per_token(shape, engine_hardware("H100 SXM", 8, "fp8"))
     assert nvlink == pytest.approx(sent_bytes / (450 * 1e6 * 0.7))
+    four = allreduce_ms_per_token(shape, engine_hardware("L40S", 4, "fp8"))
+    assert four == pytest.approx(2 * shape.n_layers * shape.hidden_size * 2 * 2 * 3 / 4 / (32 * 1e6 * 0.7))
     pcie = allreduce_ms_per_token(shape, engine_hardware("L40S", 8, "fp8"))
-    assert pcie == pytest.approx(nvlink * 900 / 64)
+    assert pcie == pytest.approx(sent_bytes / (16 * 1e6))
     assert allreduce_ms_per_token(shape, engine_hardware("H100 SXM", 1, "fp8")) == 0.0
     cost = step_cost(shape, engine_hardware("L40S", 8, "fp8"), dtype="fp8")
     assert cost.decode(32, 32 * 1000)[5] == pytest.approx(32 * pcie)
