@@ -131,7 +131,7 @@ HELD = {  # (transfer, metric): (median, p90) of |relative error|
     ("one_shape", "mean_ttft_ms"): (0.15, 0.45),
     ("gpu", "mean_ttft_ms"): (0.15, 0.46),
 }
-OFFLINE_RATIO_HELD = TARGETS["cross_gpu_ratio"]  # met: median 9.5%, p90 23.0%
+OFFLINE_RATIO_HELD = (0.08, 0.18)  # target met (10% / 25%): held at median 7.3%, p90 16.1%
 
 
 @pytest.mark.slow

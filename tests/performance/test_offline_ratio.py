@@ -67,6 +67,18 @@ def test_offline_throughput_is_the_dataset_over_its_makespan(setup):
     assert few < 0.97 * many
 
 
+def test_offline_an_fp8_cache_is_read_at_its_own_width(setup):
+    """NIM's FP8 engines decode no faster per token of context than its FP16 ones; trtllm-bench's read the cache at
+    FP8 width: offline, an FP8 calibration's KV coefficient is halved, never below the roofline."""
+    from infercost.performance.calibrate import _offline_coefficients
+
+    assert setup.kv_dtype == "fp8"
+    assert _offline_coefficients(setup, THETA)[2] == 1.0  # 2.0 / 2
+    assert _offline_coefficients(setup, THETA * [1, 1, 0.6, 1, 1, 1, 1])[2] == 1.0  # the roofline floor
+    fp16 = replace(setup, dtype="float16", kv_dtype=None)
+    assert (_offline_coefficients(fp16, THETA) == THETA).all()
+
+
 @pytest.fixture(scope="module")
 def offline_result():
     tables = offline_tables()
