@@ -39,11 +39,12 @@ from infercost.performance.engine import (
     Trace,
     kv_capacity_tokens,
     simulate_closed_loop,
+    simulate_offline,
     simulate_poisson,
     step_budget_that_fits,
     step_cost,
 )
-from infercost.performance.roofline import ModelShape
+from infercost.performance.roofline import ModelShape, dtype_bytes
 
 # ms per step, × roofline time of weight reads, of KV-cache reads, of FLOPs; ms per decode sequence; ms per request
 # (the front end's own latency: 2 ms, about what NIM's TTFT at 200-token prompts and one user exceeds its steps by)
@@ -113,7 +114,7 @@ class Observation:
 class Prediction:
     """What the simulation expects of one load level."""
 
-    load: str  # "concurrency" or "rate"
+    load: str  # "concurrency", "rate" or "requests" (all queued at once)
     level: float
     input_len: int
     output_len: int
@@ -367,11 +368,58 @@ def offline_engine(setup: Setup, input_len: int, output_len: int) -> EngineConfi
     return replace(setup.engine, max_batch=max_batch, max_batched_tokens=max(2048, _round_up(tokens, step)))
 
 
-def predict_offline(setup: Setup, calibration: Calibration, input_len: int, output_len: int) -> Prediction:
-    """Maximum throughput with every request queued at once (trtllm-bench throughput, an infinite request rate):
-    a closed loop of as many users as the tuned engine batches, so a finished request is replaced at once and the
-    batch stays as full as ``max_batch`` and the KV cache allow. The fit's scheduling (mixed steps or not) is kept;
-    only the batch cap and the step budget follow the dataset, as trtllm-bench's build does."""
+# How many requests trtllm-bench's dataset holds per shape in TensorRT-LLM's performance overview (perf-overview.md,
+# "Preparing a Dataset": the same table from v0.17 to 1.0): more for short sequences, "to guarantee that the system
+# hit a steady state". A shape it does not list takes the count of the listed one nearest in sequence length.
+OFFLINE_DATASET_REQUESTS = {
+    (128, 128): 30000, (128, 2048): 3000, (128, 4096): 1500, (1000, 2000): 1500, (2048, 128): 3000,
+    (2048, 2048): 1500, (5000, 500): 1500, (1000, 1000): 3000, (500, 2000): 3000, (20000, 2000): 1000,
+}  # fmt: skip
+
+
+def offline_requests(input_len: int, output_len: int) -> int:
+    """The size of trtllm-bench's dataset at this shape in the performance overview (``OFFLINE_DATASET_REQUESTS``)."""
+    if (input_len, output_len) in OFFLINE_DATASET_REQUESTS:
+        return OFFLINE_DATASET_REQUESTS[input_len, output_len]
+    nearest = min(OFFLINE_DATASET_REQUESTS, key=lambda shape: (abs(sum(shape) - input_len - output_len), shape))
+    return OFFLINE_DATASET_REQUESTS[nearest]
+
+
+# The closed-loop tables the offline check calibrates on are NIM's (2024), whose FP8 engines keep an FP8 KV cache
+# (Llama-3-8B on one H100 at 2000/2000 queues at 250 users, 1M tokens, not at 200: an FP16 cache would hold 494k and
+# queue at 150) but decode no faster per token of context than its FP16 engines: TPOT grows 0.110 ms a user from 100 to
+# 250 users at 200/2000 against 0.123 for FP16, 0.272 against 0.278 at 2000/2000. So an FP8 calibration's KV coefficient
+# (x the FP8 roofline) is twice the FP16 one (4.28 against 2.22 on one H100). trtllm-bench's FP8 engines are taken to
+# read the cache at its own width, the roofline the model assumes everywhere else: offline, the KV coefficient of an FP8
+# cache is halved (16-bit over 8-bit bytes), never below the roofline. Offline cross-GPU ratio 9.5% / 23.0% -> 7.3% /
+# 16.1% with it (1x A100 FP16 against 1x H100 FP8: +70% -> +6%).
+NIM_KV_READ_BYTES = 2
+
+
+def _offline_coefficients(setup: Setup, coefficients: NDArray) -> NDArray:
+    if setup.kv_dtype != "fp8":
+        return coefficients
+    kv = FEATURES.index("kv_cache_ms")
+    adjusted = coefficients.copy()
+    adjusted[kv] = max(ROOFLINE_FLOOR[kv], coefficients[kv] * dtype_bytes("fp8") / NIM_KV_READ_BYTES)
+    return adjusted
+
+
+def predict_offline(setup: Setup, calibration: Calibration, input_len: int, output_len: int,
+                    requests: int | None = None) -> Prediction:  # fmt: skip
+    """Maximum throughput with every request queued at once (trtllm-bench throughput, an infinite request rate), as
+    trtllm-bench reports it: the dataset's output tokens over the time from the first request's start to the last
+    one's end (``tensorrt_llm/bench/dataclasses/reporting.py``: "End-to-End Latency (last request end - 1st request
+    start)", output throughput = total output tokens / that latency). So the whole dataset is simulated, ramp-up and
+    drain included: a closed loop's second round, which this once took, ends with an engine that empties as no third
+    round comes, and overstated prefill-heavy shapes most (8x L40S at 2048/128: 325 against 215 tokens/s with the
+    dataset's 3000 requests). The fit's scheduling (mixed steps or not) is kept; only the batch cap and the step
+    budget follow the dataset, as trtllm-bench's build does."""
     engine = offline_engine(calibration.applied_to(setup), input_len, output_len)
-    tuned = replace(calibration, engine=engine)
-    return predict_concurrency(setup, tuned, engine.max_batch, input_len, output_len)
+    tuned = replace(calibration, engine=engine, coefficients=_offline_coefficients(setup, calibration.coefficients))
+    run = tuned.applied_to(setup)
+    count = requests or offline_requests(input_len, output_len)
+    trace = simulate_offline(run.cost, run.config, tuned.coefficients, requests=count, input_len=input_len,
+                             output_len=output_len)  # fmt: skip
+    makespan_ms = float((trace.finish @ tuned.coefficients).max())
+    return _summary(trace, tuned, "requests", count, input_len, output_len, 1000.0 * count / makespan_ms)

@@ -199,14 +199,31 @@ def step_budget_that_fits(shape: ModelShape, hardware: Hardware, *, dtype: str, 
     return budget
 
 
+# Cards without NVLink reach each other over PCIe (a datasheet interconnect of at most a Gen5 x16 slot, 128 GB/s), and
+# an 8-card PCIe server has two CPU sockets with four cards each: a ring over more cards than one socket holds crosses
+# the CPUs' interconnect, which bounds its bus bandwidth below the slots'. NCCL's own topology model (NVIDIA/nccl,
+# src/graph/topo.h and topo.cc, ncclTopoGetInterCpuBw) rates a Gen4 x16 slot at 24 GB/s and the link between two
+# sockets at 16 GB/s on AMD (AMD_BW), 10 on Intel Skylake/Cascade Lake (SKL_QPI_BW), 22 on Sapphire Rapids and 40 on
+# Emerald Rapids; AMD's figure is taken (the host of a published table is rarely named). Measured: eight PCIe Gen5 cards
+# on two Xeon 8480+ sockets reach 28 GB/s bus bandwidth, four 35 GB/s, "usually determined by the bandwidth your CPU
+# and memory can deliver" (NVIDIA/nccl#1639, NCCL's maintainer). NCCL's figures are what a ring reaches, so
+# ``LINK_EFFICIENCY`` is not applied to them again.
+PCIE_MAX_GBPS = 128.0
+PCIE_GPUS_PER_SOCKET = 4
+CROSS_SOCKET_GBPS = 16.0  # one direction
+
+
 def allreduce_ms_per_token(shape: ModelShape, hardware: Hardware) -> float:
     """Two all-reduces a layer (after attention and after the MLP) of one token's hidden state; a ring sends
-    2 (p - 1) / p of it from each GPU, over one direction of the link at ``LINK_EFFICIENCY``. Zero on one GPU."""
+    2 (p - 1) / p of it from each GPU, over one direction of the link at ``LINK_EFFICIENCY``, and no faster than the
+    CPUs' interconnect where PCIe cards span two sockets. Zero on one GPU."""
     if hardware.gpus < 2 or hardware.interconnect_gbps <= 0:
         return 0.0
     sent_bytes = 2 * shape.n_layers * shape.hidden_size * ACTIVATION_BYTES * 2 * (hardware.gpus - 1) / hardware.gpus
-    one_direction_bytes_per_ms = hardware.interconnect_gbps / 2 * 1e6 * LINK_EFFICIENCY
-    return sent_bytes / one_direction_bytes_per_ms
+    one_direction_gbps = hardware.interconnect_gbps / 2 * LINK_EFFICIENCY
+    if hardware.interconnect_gbps <= PCIE_MAX_GBPS and hardware.gpus > PCIE_GPUS_PER_SOCKET:
+        one_direction_gbps = min(one_direction_gbps, CROSS_SOCKET_GBPS)
+    return sent_bytes / (one_direction_gbps * 1e6)
 
 
 def kv_capacity_tokens(shape: ModelShape, hardware: Hardware, *, dtype: str, kv_dtype: str | None = None,
@@ -433,6 +450,17 @@ def simulate_poisson(
     warmup = requests // 5
     measured = [(r, done) for r, done in engine.finished if r.user >= warmup]
     return _trace(measured)
+
+
+def simulate_offline(
+    cost: StepCost, config: EngineConfig, coefficients: NDArray, *, requests: int, input_len: int, output_len: int,
+) -> Trace:  # fmt: skip
+    """Every request queued at once and served to the last one (trtllm-bench throughput): the trace of all of them,
+    whose last finish is the run's makespan; the ramp-up and the drain at the end are part of it, as they are of the
+    benchmark's figure."""
+    engine = _Engine(cost, config)
+    _drive(engine, coefficients, [(0.0, i, i) for i in range(requests)], input_len, output_len)
+    return _trace(engine.finished)
 
 
 NextRequest = Callable[[_Request, float], "tuple[float, int] | None"]

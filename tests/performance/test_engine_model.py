@@ -150,7 +150,7 @@ def test_step_cost_counts_weights_once_per_step_and_kv_per_context_token():
 # Where the engine model stands on every bundled table (python -m bench.prediction_accuracy): the targets it meets
 # are asserted as targets; the ones it misses are held at today's figure (plus a little), so neither can get worse.
 HELD: dict[tuple[str, str], tuple[float, float]] = {}  # (transfer, metric): (median, p90) of |relative error|
-OFFLINE_RATIO_HELD = (0.14, 0.38)
+OFFLINE_RATIO_HELD = (0.09, 0.18)  # target met (10% / 25%): held at median 8.6%, p90 16.4%
 
 
 @pytest.mark.slow
@@ -264,7 +264,8 @@ def test_a_report_shows_a_predicted_cost_with_its_range_and_transfer(tmp_path):
 
 def test_a_tensor_parallel_group_pays_its_all_reduces_over_the_interconnect_by_hand():
     """Two all-reduces a layer of a token's 16-bit hidden state; a ring sends 2 (p - 1) / p of it from each GPU
-    over one direction of the link at 70% of its rate; nothing on one GPU; PCIe costs what its bandwidth says."""
+    over one direction of the link at 70% of its rate; nothing on one GPU; PCIe costs what its bandwidth says, and
+    eight PCIe cards (two sockets) no more than the CPUs' interconnect carries, 16 GB/s a direction."""
     from infercost.performance.engine import allreduce_ms_per_token
     from infercost.performance.profiles import engine_hardware, model_shape
 
@@ -272,8 +273,10 @@ def test_a_tensor_parallel_group_pays_its_all_reduces_over_the_interconnect_by_h
     sent_bytes = 2 * shape.n_layers * shape.hidden_size * 2 * 2 * 7 / 8
     nvlink = allreduce_ms_per_token(shape, engine_hardware("H100 SXM", 8, "fp8"))
     assert nvlink == pytest.approx(sent_bytes / (450 * 1e6 * 0.7))
+    four = allreduce_ms_per_token(shape, engine_hardware("L40S", 4, "fp8"))
+    assert four == pytest.approx(2 * shape.n_layers * shape.hidden_size * 2 * 2 * 3 / 4 / (32 * 1e6 * 0.7))
     pcie = allreduce_ms_per_token(shape, engine_hardware("L40S", 8, "fp8"))
-    assert pcie == pytest.approx(nvlink * 900 / 64)
+    assert pcie == pytest.approx(sent_bytes / (16 * 1e6))
     assert allreduce_ms_per_token(shape, engine_hardware("H100 SXM", 1, "fp8")) == 0.0
     cost = step_cost(shape, engine_hardware("L40S", 8, "fp8"), dtype="fp8")
     assert cost.decode(32, 32 * 1000)[COMMUNICATION] == pytest.approx(32 * pcie)
