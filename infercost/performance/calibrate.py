@@ -141,15 +141,15 @@ class Calibration:
 
     coefficients: NDArray
     points: int
-    p95_ttft_scale: float = 1.0  # measured (p95 - mean) over simulated, median over points; 1 where none measured
-    p95_tpot_scale: float = 1.0
+    p95_ttft_noise: float = 0.0  # the spread (p95 - mean) the simulation lacks, over the mean (see ``_tail_noise``)
+    p95_tpot_noise: float = 0.0
     engine: EngineConfig | None = None  # the scheduling the fit chose; None: the setup's own
     ttft_correction: NDArray | None = None  # on _load_terms: log(measured / simulated) mean TTFT
     notes: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, object]:
-        return {"coefficients": self.as_dict(), "points": self.points, "p95_ttft_scale": self.p95_ttft_scale,
-                "p95_tpot_scale": self.p95_tpot_scale,
+        return {"coefficients": self.as_dict(), "points": self.points, "p95_ttft_noise": self.p95_ttft_noise,
+                "p95_tpot_noise": self.p95_tpot_noise,
                 "engine": None if self.engine is None else asdict(self.engine),
                 "ttft_correction": None if self.ttft_correction is None else self.ttft_correction.tolist()}  # fmt: skip
 
@@ -160,7 +160,7 @@ class Calibration:
         coefficients = document["coefficients"]
         return cls(np.array([coefficients.get(name, fixed) for name, fixed in zip(FEATURES, PRIOR, strict=True)]),
                    int(document["points"]),
-                   float(document["p95_ttft_scale"]), float(document["p95_tpot_scale"]),
+                   float(document.get("p95_ttft_noise", 0.0)), float(document.get("p95_tpot_noise", 0.0)),
                    None if engine is None else EngineConfig(**engine),
                    None if correction is None else np.array(correction))  # fmt: skip
 
@@ -210,12 +210,12 @@ def fit(setup: Setup, observations: Sequence[Observation]) -> Calibration:
         if best is None or loss < best[0]:
             best = (loss, candidate, coefficients, traces)
     _, chosen, coefficients, traces = best
-    scales = _tail_scales(traces, observations, coefficients)
     correction = _ttft_correction(traces, observations, coefficients)
-    return Calibration(coefficients, len(observations), *scales, engine=chosen.engine, ttft_correction=correction)
+    noise = _tail_noise(traces, observations, coefficients, correction)
+    return Calibration(coefficients, len(observations), *noise, engine=chosen.engine, ttft_correction=correction)
 
 
-def _load_terms(concurrency: float, input_len: float, output_len: float) -> NDArray:
+def _load_terms(concurrency: float, input_len: float) -> NDArray:
     """What the TTFT correction depends on: how prompts queue grows with users and prompt length. Output length is
     left out: it changes how long a user is away, not how prompts meet in a step, and its terms made the
     correction extrapolate badly; so is the users × prompt-length term, which fitted the held-out shapes' neighbours
@@ -232,9 +232,9 @@ def _ttft_correction(traces: Sequence[Trace], observations: Sequence[Observation
     for trace, obs in zip(traces, observations, strict=True):
         simulated = float(trace.ttft.mean(axis=0) @ coefficients)
         if obs.mean_ttft_ms and simulated > 0:
-            rows.append(_load_terms(obs.concurrency, obs.input_len, obs.output_len))
+            rows.append(_load_terms(obs.concurrency, obs.input_len))
             target.append(math.log(obs.mean_ttft_ms / simulated))
-    beta = np.zeros(len(_load_terms(1, 1, 1)))
+    beta = np.zeros(len(_load_terms(1, 1)))
     if not rows:
         return beta
     design = np.array(rows)
@@ -270,22 +270,34 @@ def _solve(traces: Sequence[Trace], observations: Sequence[Observation], priors:
     return np.append(fitted, [1.0, 1.0]), float(residuals @ residuals)
 
 
-def _tail_scales(
-    traces: Sequence[Trace], observations: Sequence[Observation], coefficients: NDArray
-) -> tuple[float, float]:
-    """How much wider measured tails are than simulated ones (the simulation has no noise of its own)."""
+def _tail_noise(traces: Sequence[Trace], observations: Sequence[Observation], coefficients: NDArray,
+                correction: NDArray) -> tuple[float, float]:  # fmt: skip
+    """The spread of TTFT and TPOT (p95 - mean) that the simulation lacks, as a share of the mean: a real engine's
+    noise (jitter, uneven arrivals) on top of the spread the simulation has (queues, waves). Independent spreads add
+    in quadrature, so the simulated one is kept whole: where a few requests wait a whole service time at a full KV
+    cache, a multiplied spread made a p95 of minutes out of one of seconds. Median over the points; 0 where none has
+    a p95."""
 
-    def scale(metric: str) -> float:
-        ratios = []
+    def noise(metric: str) -> float:
+        shares = []
         for trace, obs in zip(traces, observations, strict=True):
             mean_ms, p95_ms = getattr(obs, f"mean_{metric}_ms"), getattr(obs, f"p95_{metric}_ms")
-            values = getattr(trace, metric) @ coefficients
-            spread = float(np.percentile(values, 95) - values.mean())
-            if mean_ms and p95_ms and spread > 0.01 * mean_ms:
-                ratios.append(max(p95_ms - mean_ms, 0.0) / spread)
-        return statistics.median(ratios) if ratios else 1.0
+            if not (mean_ms and p95_ms):
+                continue
+            factor = _ttft_factor(correction, obs.concurrency, obs.input_len) if metric == "ttft" else 1.0
+            values = getattr(trace, metric) @ coefficients * factor
+            simulated = float(np.percentile(values, 95) - values.mean())
+            missing = max(p95_ms - mean_ms, 0.0) ** 2 - simulated**2
+            shares.append(math.sqrt(max(missing, 0.0)) / mean_ms)
+        return statistics.median(shares) if shares else 0.0
 
-    return scale("ttft"), scale("tpot")
+    return noise("ttft"), noise("tpot")
+
+
+def _ttft_factor(correction: NDArray | None, concurrency: float, input_len: float) -> float:
+    if correction is None:
+        return 1.0
+    return math.exp(float(_load_terms(concurrency, input_len) @ correction))
 
 
 def _summary(trace: Trace, calibration: Calibration, load: str, level: float, input_len: int, output_len: int,
@@ -294,17 +306,15 @@ def _summary(trace: Trace, calibration: Calibration, load: str, level: float, in
     TTFT correction in them), an open loop's is what it served."""
     theta = calibration.coefficients
 
-    def mean_p95(metric: str, scale: float, factor: float = 1.0) -> tuple[float, float]:
-        values = getattr(trace, metric) @ theta
+    def mean_p95(metric: str, noise: float, factor: float = 1.0) -> tuple[float, float]:
+        values = getattr(trace, metric) @ theta * factor
         mean = float(values.mean())
-        return mean * factor, (mean + scale * float(np.percentile(values, 95) - mean)) * factor
+        return mean, mean + math.hypot(float(np.percentile(values, 95)) - mean, noise * mean)
 
-    factor = 1.0
-    if calibration.ttft_correction is not None and load == "concurrency":
-        factor = math.exp(float(_load_terms(level, input_len, output_len) @ calibration.ttft_correction))
-    ttft = mean_p95("ttft", calibration.p95_ttft_scale, factor)
-    tpot = mean_p95("tpot", calibration.p95_tpot_scale)
-    e2el = mean_p95("e2el", 1.0)
+    factor = _ttft_factor(calibration.ttft_correction, level, input_len) if load == "concurrency" else 1.0
+    ttft = mean_p95("ttft", calibration.p95_ttft_noise, factor)
+    tpot = mean_p95("tpot", calibration.p95_tpot_noise)
+    e2el = mean_p95("e2el", 0.0)
     if throughput is None:  # from the simulated cycle: the TTFT correction is about latency, not capacity
         throughput = 1000.0 * level / (e2el[0] + CLIENT_DELAY_MS)
     added_ms = ttft[0] - ttft[0] / factor
