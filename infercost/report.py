@@ -43,7 +43,8 @@ SELF_HOST_COLUMNS = (
     "cost_per_million_tokens",
 )  # fmt: skip
 COMPARISON_SHOWN = (
-    "scenario", "kind", "option", "cost_per_month", "cost_per_call", "cost_per_million_tokens", "fidelity", "basis",
+    "scenario", "kind", "option", "cost_per_month", "cost_per_month_p10_p90", "cost_per_call",
+    "cost_per_million_tokens", "fidelity", "basis",
 )  # fmt: skip
 HOW_TO_READ = (
     "Money is in US dollars. Tokenizer fidelity: exact is the model's own tokenizer, proxy a public tokenizer standing "

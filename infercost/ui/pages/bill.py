@@ -24,7 +24,7 @@ from infercost.ui.cached import (
     show_input_error,
     throughput_profiles,
 )
-from infercost.ui.format import colour_map, cost_bars, fit_legend
+from infercost.ui.format import colour_map, cost_bars, fit_legend, options_shown, text_width_px
 from infercost.ui.setups import DEFAULT_SLO, offer_choice, offers_for, throughput_for_gpu
 from infercost.ui.state import PROMPT_IN_CHARACTERS, editor_start, init_state, keep_edited, profile_document
 
@@ -196,16 +196,24 @@ if not api.empty:
     )
 if not self_host.empty:
     st.markdown("**Self-hosted**")
-    shown = options_table({"profile": result["profile"], "api": [], "self_host": result["self_host"]})
-    shown["gpu_hours_per_day"] = shown["option"].map(self_host.set_index("name")["gpu_hours_per_day"])
+    table = options_table({"profile": result["profile"], "api": [], "self_host": result["self_host"]})
+    table["gpu_hours_per_day"] = table["option"].map(self_host.set_index("name")["gpu_hours_per_day"])
+    shown = options_shown(table)  # a setup that meets no SLO reads "SLO not met", never a grey "None"
     cheapest_api = api.loc[api["cost_per_month"].idxmin(), "model"] if not api.empty else None
     if cheapest_api:
         words = break_even_table(result).query("api_model == @cheapest_api").set_index("self_host")["break_even"]
-        shown[f"vs {cheapest_api}"] = shown["option"].map(words)
-    st.dataframe(shown.drop(columns=["kind", "cost_per_call"]), hide_index=True, key="self_host_table", column_config={
-        "cost_per_month": st.column_config.NumberColumn("US$/month", format="dollar"),
-        "range": st.column_config.TextColumn("P10–P90"),
-        "cost_per_million_tokens": st.column_config.NumberColumn("US$/1M tok", format="$%.3f"),
+        shown[f"vs {cheapest_api}"] = shown["option"].map(words).fillna("–")  # no break-even without a cost
+    order = ["option", "cost_per_month", "range", "basis", "cost_per_million_tokens", "replicas", "gpu_hours_per_day",
+             *([f"vs {cheapest_api}"] if cheapest_api else []), "flags", "gpu_offer"]  # fmt: skip
+    st.dataframe(shown, hide_index=True, key="self_host_table", column_order=order, column_config={
+        "cost_per_month": st.column_config.TextColumn("US$/month", alignment="right",
+                                                      width=text_width_px(shown["cost_per_month"])),
+        "range": st.column_config.TextColumn("P10–P90", width=text_width_px(shown["range"]),
+                                             help="The cost if the prediction erred as its measured p10 and p90"),
+        "basis": st.column_config.TextColumn("basis", width="medium"),
+        "cost_per_million_tokens": st.column_config.TextColumn("US$/1M tok", alignment="right"),
+        "replicas": st.column_config.TextColumn("replicas", alignment="right"),
+        "gpu_hours_per_day": st.column_config.TextColumn("GPU-hours/day", alignment="right"),
         "flags": st.column_config.TextColumn("⚠ check"),
         "gpu_offer": st.column_config.TextColumn("GPU offer"),
     })  # fmt: skip

@@ -35,7 +35,7 @@ from infercost.ui.cached import (
     throughput_profiles,
     tornado_bars,
 )
-from infercost.ui.format import colour_map, cost_bars, count_text, show_table, text_width_px
+from infercost.ui.format import colour_map, cost_bars, options_shown, show_table, text_width_px
 from infercost.ui.prediction import show_prediction
 from infercost.ui.setups import (
     DEFAULT_SLO,
@@ -165,19 +165,22 @@ priced = table.dropna(subset=["cost_per_month"])
 if not priced.empty:
     best = priced.iloc[0]
     st.metric("Cheapest option per month", f"${best['cost_per_month']:,.0f}")
-    st.caption(f"{best['option']} ({best['kind']}, basis: {best['basis']})")
-st.dataframe(table.assign(replicas=count_text(table["replicas"])), hide_index=True, key="options_table",
-             width="stretch", column_config={
+    spread = f" · P10–P90 {best['range']}" if best["range"] else ""  # a predicted cost is never shown bare
+    st.caption(f"{best['option']} ({best['kind']}, basis: {best['basis']}){spread}")
+shown = options_shown(table)  # money as text: a setup without a cost reads "SLO not met", never a grey "None"
+order = ["option", "cost_per_month", "range", "basis", "cost_per_call", "cost_per_million_tokens", "kind", "replicas",
+         "flags", "gpu_offer"]  # a predicted cost beside its range and its basis, in view at 1400 px
+st.dataframe(shown, hide_index=True, key="options_table", width="stretch", column_order=order, column_config={
     "option": st.column_config.TextColumn("option", width="medium"),
     # money columns as wide as their longest value (a fixed "small" cut "$1,937–3,874" and six-figure bills)
-    "cost_per_month": st.column_config.NumberColumn("US$/month", format="dollar", width=text_width_px(
-        f"${value:,.2f}" for value in table["cost_per_month"].dropna())),
-    "range": st.column_config.TextColumn("P10–P90", width=text_width_px(table["range"]),
-                                         help="The cost's range where the estimate has one"),
-    "cost_per_call": st.column_config.NumberColumn("US$/call", format="$%.5f", width=text_width_px(
-        f"${value:.5f}" for value in table["cost_per_call"].dropna())),
-    "cost_per_million_tokens": st.column_config.NumberColumn("US$/1M tok", format="$%.3f", width=text_width_px(
-        f"${value:.3f}" for value in table["cost_per_million_tokens"].dropna())),
+    "cost_per_month": st.column_config.TextColumn("US$/month", width=text_width_px(shown["cost_per_month"]),
+                                                  alignment="right"),
+    "range": st.column_config.TextColumn("P10–P90", width=text_width_px(shown["range"]),
+                                         help="The cost if the prediction erred as its measured p10 and p90"),
+    "cost_per_call": st.column_config.TextColumn("US$/call", width=text_width_px(shown["cost_per_call"]),
+                                                 alignment="right"),
+    "cost_per_million_tokens": st.column_config.TextColumn(
+        "US$/1M tok", width=text_width_px(shown["cost_per_million_tokens"]), alignment="right"),
     "kind": st.column_config.TextColumn("kind", width=text_width_px(table["kind"])),  # what tells modes apart
     "replicas": st.column_config.TextColumn("replicas", width="small", alignment="right"),
     "flags": st.column_config.TextColumn("⚠ check", width="medium", help="What decides whether to trust the row"),
@@ -186,7 +189,7 @@ st.dataframe(table.assign(replicas=count_text(table["replicas"])), hide_index=Tr
 })  # fmt: skip
 infeasible = [r["name"] for r in result["self_host"] if not r["meets_slo"]]
 if infeasible:
-    st.warning(f"No measured point meets the SLO for: {', '.join(infeasible)} (no cost shown).")
+    st.warning(f"No operating point meets the SLO for: {', '.join(infeasible)} (no cost shown).")
 with st.expander("Basis and notes of every self-host figure"):
     for row in result["self_host"]:
         note = row["basis_note"] or row["throughput_source"] or ""
