@@ -44,7 +44,8 @@ with st.container(border=True):
     left, middle, right = st.columns(3)
     left.number_input("Calls per day", min_value=1, max_value=10**12, step=1000, key="calls_per_day")
     unit = left.radio("Prompt length in", ["tokens", PROMPT_IN_CHARACTERS], horizontal=True, key="prompt_unit",
-                      help="Characters: each model's tokens are counted with its own tokenizer, per language.")  # fmt: skip
+                      help="Characters: each model's tokens are counted with its own tokenizer, "
+                           "per language.")  # fmt: skip
     if unit == PROMPT_IN_CHARACTERS:
         left.number_input("Prompt characters per call", min_value=0, max_value=10**9, step=500, key="prompt_chars")
         left.selectbox("Language", LANGUAGES, key="language", format_func=lambda code: LANGUAGE_NAMES.get(code, code))
@@ -54,7 +55,8 @@ with st.container(border=True):
     left.number_input("Reasoning tokens per call", min_value=0, max_value=10**8, step=100, key="reasoning_tokens",
                       help="Hidden thinking tokens, billed as output.")  # fmt: skip
     middle.number_input("Retry rate", min_value=0.0, max_value=0.99, step=0.01, key="retry_rate",
-                        help="Share of attempts that fail and are retried; every attempt is billed in full.")  # fmt: skip
+                        help="Share of attempts that fail and are retried; every attempt is billed "
+                             "in full.")  # fmt: skip
     middle.number_input("Max retries", min_value=0, max_value=100, step=1, key="max_retries")
     middle.number_input("Truncation rate", min_value=0.0, max_value=1.0, step=0.01, key="truncation_rate",
                         help="Share of calls cut off and issued once more, in full.")  # fmt: skip
@@ -62,7 +64,8 @@ with st.container(border=True):
     right.number_input("Cached prompt fraction", min_value=0.0, max_value=1.0, step=0.05, key="cached_prompt_fraction",
                        help="Share of prompt tokens read from the provider's prompt cache.")  # fmt: skip
     right.number_input("Cache write fraction", min_value=0.0, max_value=1.0, step=0.05, key="cache_write_fraction",
-                       help="Share of prompt tokens written to the cache (priced at the cache-write rate).")  # fmt: skip
+                       help="Share of prompt tokens written to the cache (priced at the cache-write "
+                            "rate).")  # fmt: skip
     right.toggle("Batch API", key="batch", help="Use batch prices; models without a batch tier are flagged.")
     st.multiselect("Models", model_ids, key="api_models", help="Prices come from the catalog (see Prices).")
     show_corpus_note(st.session_state)

@@ -62,7 +62,8 @@ INCREMENTS = [1, 5, 15, 30, 60, 120, 180, 240, 360, 480, 720, 1440]
 with st.expander("Self-host settings: SLO and scaling", expanded=False):
     a, b, c, d, e = st.columns(5)
     slo = {"p95_ttft_ms": a.number_input("SLO p95 TTFT (ms)", 1.0, 1e6, DEFAULT_SLO["p95_ttft_ms"], key="cmp_ttft"),
-           "p95_tpot_ms": b.number_input("SLO p95 TPOT (ms)", 1.0, 1e5, DEFAULT_SLO["p95_tpot_ms"], key="cmp_tpot")}  # fmt: skip
+           "p95_tpot_ms": b.number_input("SLO p95 TPOT (ms)", 1.0, 1e5, DEFAULT_SLO["p95_tpot_ms"],
+                                         key="cmp_tpot")}  # fmt: skip
     mode = e.selectbox("Scaling", MODES, key="cmp_mode", help="always_on: peak replicas all day; autoscaled: follow a "
                        "24-hour load shape; offline_batch: the day's volume within a deadline")  # fmt: skip
     common = {"slo": slo, "mode": mode,
@@ -114,7 +115,8 @@ with st.expander("Add a self-host setup (rented or owned)"):
         o1, o2, o3 = st.columns(3)
         hardware = OwnedHardware(
             purchase_price_usd=o1.number_input("Purchase price per GPU (US$)", 0.0, 1e7,
-                                               float((spec.purchase_price_usd if spec else None) or 30_000), key="cmp_buy"),
+                                               float((spec.purchase_price_usd if spec else None) or 30_000),
+                                               key="cmp_buy"),
             amortization_years=o2.number_input("Amortized over (years)", 0.5, 10.0, 3.0, key="cmp_years"),
             power_watts=o3.number_input("Power per GPU (W, board power)", 0.0, 5000.0,
                                         float(spec.board_power_w if spec else 700), key=f"cmp_watts_{gpu}"),
@@ -323,8 +325,8 @@ with band:
         chosen_option = st.selectbox("Option", options, key="cmp_band_model") if options else None
         st.number_input("Day-to-day spread of calls per day (CV)", 0.0, 10.0, step=0.05, key="calls_per_day_cv",
                         help="Calls per day are drawn from a negative binomial around your forecast with this "
-                             "coefficient of variation; 0.15 by default, since real traffic varies more from day to day than "
-                             "independent arrivals would (weekdays, launches, incidents).")  # fmt: skip
+                             "coefficient of variation; 0.15 by default, since real traffic varies more from day "
+                             "to day than independent arrivals would (weekdays, launches, incidents).")  # fmt: skip
         if chosen_option:
             api_rows = {r["model"]: r for r in result["api"]}
             if chosen_option in api_rows:
