@@ -70,3 +70,12 @@ def test_a_prompt_in_characters_is_counted_per_model_and_language():
     table = next(frame.value for frame in at.dataframe if "prompt_tokens" in frame.value.columns)
     by_model = dict(zip(table["model"], table["prompt_tokens"], strict=True))
     assert len(set(by_model.values())) > 1  # Hindi costs different tokens on different tokenizers
+
+
+def test_a_hand_written_link_with_a_bad_value_names_that_value():
+    # Regression: "?prompt_tokens=1e30" opened the app on "The link's calls_per_day: Field required".
+    at = page("app.py")
+    at.query_params["prompt_tokens"] = "1e30"
+    at.run()
+    assert not at.exception
+    assert at.error and at.error[0].value.startswith("The link's prompt_tokens:"), [e.value for e in at.error]

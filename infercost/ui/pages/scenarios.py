@@ -33,7 +33,7 @@ from infercost.store import (
 )
 from infercost.ui.cached import catalog_json, estimate_json, show_input_error
 from infercost.ui.format import colour_map, fit_legend, options_shown, text_width_px
-from infercost.ui.state import init_state, profile_document
+from infercost.ui.state import WORKLOAD_DEFAULTS, init_state, profile_document
 
 FLASH = "scenario_flash"  # a message that survives the rerun after a change to the list
 SHOWN = ["scenario", "option", "kind", "cost_per_month", "cost_per_month_p10_p90", "basis", "cost_per_call",
@@ -105,7 +105,7 @@ catalog = catalog_json()
 yours = [entry["id"] for entry in st.session_state.get("price_overrides", [])]
 init_state(st.session_state, list(dict.fromkeys([entry["id"] for entry in catalog] + yours)))
 try:
-    apply_query_params(st.session_state, st.query_params)  # a shared link opened on this page
+    apply_query_params(st.session_state, st.query_params, WORKLOAD_DEFAULTS)  # a shared link opened on this page
 except InputError as error:
     show_input_error(error)
 
