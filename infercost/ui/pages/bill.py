@@ -205,7 +205,7 @@ if not self_host.empty:
     cheapest_api = api.loc[api["cost_per_month"].idxmin(), "model"] if not api.empty else None
     if cheapest_api:
         words = break_even_table(result).query("api_model == @cheapest_api").set_index("self_host")["break_even"]
-        shown[f"vs {cheapest_api}"] = shown["option"].map(words).fillna("–")  # no break-even without a cost
+        shown[f"vs {cheapest_api}"] = [words.get(option, "–") for option in shown["option"]]  # none without a cost
     order = ["option", "cost_per_month", "range", "basis", "cost_per_million_tokens", "replicas", "gpu_hours_per_day",
              *([f"vs {cheapest_api}"] if cheapest_api else []), "flags", "gpu_offer"]  # fmt: skip
     st.dataframe(shown, hide_index=True, key="self_host_table", column_order=order, column_config={
