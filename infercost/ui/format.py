@@ -51,10 +51,10 @@ def count_text(values: pd.Series) -> pd.Series:
 MONEY_TEXT = {"cost_per_month": "${:,.2f}", "cost_per_call": "${:.5f}", "cost_per_million_tokens": "${:.3f}"}
 
 
-def options_shown(table: pd.DataFrame) -> pd.DataFrame:
+def options_shown(table: pd.DataFrame, numbers: dict[str, str] | None = None) -> pd.DataFrame:
     """An options table (``compare.options_table``, or the scenarios' comparison) as a person reads it: money as
     text, "SLO not met" where a self-host setup has no cost, "–" for its other figures and for a count or a text a
-    row does not have.
+    row does not have. ``numbers`` formats other figures of the table the same way ({column: "{:,.2f}"}).
 
     A number column draws a missing value as a grey "None", which reads like a value or a bug; the only rows without a
     monthly cost are setups that no operating point serves within the SLO, and they say so.
@@ -65,9 +65,10 @@ def options_shown(table: pd.DataFrame) -> pd.DataFrame:
         if column in shown:
             missing = SLO_NOT_MET if column == "cost_per_month" else "–"
             shown[column] = table[column].map(lambda v, m=missing, f=shape: m if pd.isna(v) else f.format(v))
-    if "gpu_hours_per_day" in shown:
-        shown["gpu_hours_per_day"] = table["gpu_hours_per_day"].where(~infeasible).map(
-            lambda value: "–" if pd.isna(value) else f"{value:,.1f}")  # fmt: skip
+    for column, shape in {"gpu_hours_per_day": "{:,.1f}", **(numbers or {})}.items():
+        if column in shown:
+            shown[column] = table[column].where(~infeasible).map(
+                lambda v, f=shape: "–" if pd.isna(v) else f.format(v))  # fmt: skip
     if "replicas" in shown:
         shown["replicas"] = count_text(table["replicas"].where(~infeasible))  # 0 replicas read as "free"
     for column in shown.columns:  # a text a row does not have (an API's basis, a setup's tokenizer fidelity)

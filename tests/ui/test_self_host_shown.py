@@ -103,3 +103,13 @@ def test_report_comparisons_give_each_predicted_cost_its_range():
     assert rows[("a", "too-strict")]["cost_per_month_p10_p90"] == "SLO not met"
     comparison = render_report(both, "markdown").split("## Scenario:")[0]
     assert "cost_per_month_p10_p90" in comparison and "unknown: no error measured" in comparison
+
+
+def test_a_speed_claim_reading_with_no_point_under_the_slo_says_so():
+    # Regression: the "as fitted" reading of a setup that meets no SLO read a grey "None" in all four figures.
+    at = run("compare.py", cmp_tab="Check a speed claim", cmp_ttft=1.0)
+    readings = frame_with(at, "reading")
+    fitted = readings.iloc[0]
+    assert fitted["cost_per_month"] == "SLO not met" and fitted["basis"] == "no point meets the SLO"
+    assert {fitted["requests_per_s"], fitted["calls_per_day_per_replica"], fitted["replicas"]} == {"–"}
+    no_missing_cells(readings)

@@ -305,10 +305,13 @@ with claims:
                 st.stop()
             rented = offer_choice(claim_offer) if claim_offer else "US$2.50/GPU-hour (no catalog offer)"
             st.markdown(f"What this workload needs on *{chosen_profile.name}*, rented at {rented}:")
-            st.dataframe(readings, hide_index=True, key="cmp_claim_readings", width="stretch", column_config={
-                "requests_per_s": st.column_config.NumberColumn("requests/s per replica", format="%.2f"),
-                "calls_per_day_per_replica": st.column_config.NumberColumn("calls/day per replica", format="localized"),
-                "cost_per_month": st.column_config.NumberColumn("US$/month", format="dollar"),
+            shown_readings = options_shown(readings, {"requests_per_s": "{:,.2f}",
+                                                      "calls_per_day_per_replica": "{:,.0f}"})  # fmt: skip
+            st.dataframe(shown_readings, hide_index=True, key="cmp_claim_readings", width="stretch", column_config={
+                "requests_per_s": st.column_config.TextColumn("requests/s per replica", alignment="right"),
+                "calls_per_day_per_replica": st.column_config.TextColumn("calls/day per replica", alignment="right"),
+                "replicas": st.column_config.TextColumn("replicas", alignment="right"),
+                "cost_per_month": st.column_config.TextColumn("US$/month", alignment="right"),
             })  # fmt: skip
             costs = readings["cost_per_month"].dropna()
             if len(costs) > 1 and costs.nunique() == 1:
