@@ -150,7 +150,10 @@ def cost_bars(frame: pd.DataFrame, *, value: str = "cost_per_month", label: str 
     encoding: dict[str, Any] = {
         "x": alt.X(value, title=title),
         "y": alt.Y(label, sort="x", title=None, axis=alt.Axis(labelLimit=400)),
-        "tooltip": [label, alt.Tooltip(value, format="$,.2f"), *([colour] if colour else [])],
+        "tooltip": [label, alt.Tooltip(value, format="$,.2f"), *([colour] if colour else []),
+                    # a predicted self-host cost is never shown without its P10–P90 and its basis
+                    *([alt.Tooltip("range", title="P10–P90")] if "range" in frame else []),
+                    *(["basis"] if "basis" in frame else [])],
     }
     if colours:
         encoding["color"] = alt.Color(colour, scale=alt.Scale(domain=list(colours), range=list(colours.values())),

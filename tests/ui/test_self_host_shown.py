@@ -113,3 +113,24 @@ def test_a_speed_claim_reading_with_no_point_under_the_slo_says_so():
     assert fitted["cost_per_month"] == "SLO not met" and fitted["basis"] == "no point meets the SLO"
     assert {fitted["requests_per_s"], fitted["calls_per_day_per_replica"], fitted["replicas"]} == {"–"}
     no_missing_cells(readings)
+
+
+def tooltip_fields(at: AppTest) -> list[str]:
+    import json
+
+    chart = at.get("vega_lite_chart")[0]  # the cost bars, the page's first chart (Vega-Lite)
+    return [entry.get("title", entry["field"]) for entry in json.loads(chart.proto.spec)["encoding"]["tooltip"]]
+
+
+def test_the_cost_bars_of_both_pages_give_a_setups_range_and_basis():
+    # Regression: the bars' tooltip gave a self-host setup's monthly cost alone.
+    for at in (run("compare.py"), run("bill.py", self_host_on=True)):
+        assert {"P10–P90", "basis"} <= set(tooltip_fields(at)), tooltip_fields(at)
+
+
+def test_a_bill_with_no_api_model_shows_its_self_host_setup():
+    # Regression: with every model removed and a setup included, the bill page stopped on a KeyError traceback.
+    at = run("bill.py", api_models=[], self_host_on=True)
+    assert not at.error
+    assert frame_with(at, "gpu_offer").iloc[0]["cost_per_month"].startswith("$")
+    assert tooltip_fields(at)

@@ -239,10 +239,8 @@ by_model, by_volume = st.tabs(["Cost per month by option", "Cost against calls p
                               on_change="rerun")  # only the open tab runs: nothing off screen is computed or drawn
 with by_model:
     if by_model.open:
-        bars = pd.concat(
-            [api[["model", "cost_per_month"]].rename(columns={"model": "option"}),
-             self_host[["name", "cost_per_month"]].rename(columns={"name": "option"}) if not self_host.empty else None]
-        ).dropna()  # fmt: skip
+        # every priced option with its P10–P90 and basis (for the tooltip); an API-less bill has only setups
+        bars = options_table(result).dropna(subset=["cost_per_month"])[["option", "cost_per_month", "range", "basis"]]
         st.altair_chart(cost_bars(bars), key="cost_by_model")
 with by_volume:
     if by_volume.open:
