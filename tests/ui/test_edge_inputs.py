@@ -159,3 +159,33 @@ def test_an_api_row_has_no_replicas_rather_than_none():
     replicas = frame.set_index("kind")["replicas"]
     assert set(replicas.loc["API"]) == {"–"}
     assert all(text.isdigit() for text in replicas.drop("API"))
+
+
+TABS = ["Cost per month", "Against volume (break-even)", "What moves the answer", "Bill band (P10–P99)",
+        "Predicted against measured"]  # fmt: skip
+
+
+@pytest.mark.parametrize("tab", TABS)
+def test_a_prompt_longer_than_the_engine_model_takes_still_compares_the_apis(tab):
+    # Regression: the form takes prompts up to 1e8 tokens, the engine model shapes up to 2M; at 3M tokens Compare
+    # stopped on "Please check input_tokens: must be a whole number of tokens from 1 to 2,000,000": no API either.
+    at = compare_with(prompt_tokens=3_000_000, cmp_tab=tab)
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert any("self-host setups are left out" in w.value for w in at.warning)
+    table = next(frame.value for frame in at.dataframe if "kind" in frame.value.columns)
+    assert set(table["kind"]) == {"API"} and len(table) > 1
+
+
+@pytest.mark.parametrize("tab", ["Cost per month by option", "Cost against calls per day"])
+def test_a_prompt_longer_than_the_engine_model_takes_still_bills_the_apis(tab):
+    at = AppTest.from_file(str(PAGES / "bill.py"), default_timeout=120)
+    state = {"prompt_tokens": 3_000_000, "self_host_on": True, "bill_tab": tab,
+             "bill_throughput_H100 SXM": "Roofline estimate for a model"}  # the engine model's 2M-token bound
+    for key, value in state.items():
+        at.session_state[key] = value
+    at.run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert any("self-hosted setups are left out" in w.value for w in at.warning)
+    assert next(frame.value for frame in at.dataframe if "prompt_tokens" in frame.value.columns).shape[0] > 1

@@ -18,7 +18,7 @@ from infercost.tokenizers import LANGUAGE_NAMES, LANGUAGES
 from infercost.ui.cached import (
     catalog_json,
     cost_curves,
-    estimate_json,
+    estimate_leaving_out_setups,
     gpu_prices_json,
     show_corpus_note,
     show_input_error,
@@ -162,10 +162,13 @@ with st.expander(
 
 profile_json = json.dumps(profile_document(st.session_state), sort_keys=True, default=str)
 try:
-    result = estimate_json(profile_json)
+    result, profile_json, left_out = estimate_leaving_out_setups(profile_json)
 except InputError as error:
     show_input_error(error)
     st.stop()
+if left_out is not None:  # the API bill still shows; the curves below see the profile without the setups
+    st.warning(f"The self-hosted setups are left out: the engine model cannot size them for this workload "
+               f"({left_out.field}: {left_out.reason}).", icon="⚠️")
 
 api = pd.DataFrame(result["api"])
 self_host = pd.DataFrame(result["self_host"])

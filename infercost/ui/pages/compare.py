@@ -29,7 +29,7 @@ from infercost.ui.cached import (
     catalog_json,
     claim_readings_frame,
     cost_curves,
-    estimate_json,
+    estimate_leaving_out_setups,
     self_host_band_json,
     show_input_error,
     throughput_profiles,
@@ -156,10 +156,14 @@ for setup in document["self_host"]:  # the bill's own setup, and any a scenario 
 document |= {"self_host": setups, "calls_per_day_cv": s["calls_per_day_cv"]}
 profile_json = json.dumps(document, sort_keys=True, default=str)
 try:
-    result = estimate_json(profile_json)
+    result, profile_json, left_out = estimate_leaving_out_setups(profile_json)
 except InputError as error:
     show_input_error(error)
     st.stop()
+if left_out is not None:  # the APIs are still compared; every tab below sees the profile without the setups
+    setups = []
+    st.warning(f"The self-host setups are left out: the engine model cannot size them for this workload "
+               f"({left_out.field}: {left_out.reason}).", icon="⚠️")
 table = options_table(result)
 
 st.subheader("Every option, one table")
