@@ -172,7 +172,7 @@ def test_a_prompt_longer_than_the_engine_model_takes_still_compares_the_apis(tab
     at = compare_with(prompt_tokens=3_000_000, cmp_tab=tab)
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
-    assert any("self-host setups are left out" in w.value for w in at.warning)
+    assert any("self-host setups cannot be estimated, so they are left out" in w.value for w in at.warning)
     table = next(frame.value for frame in at.dataframe if "kind" in frame.value.columns)
     assert set(table["kind"]) == {"API"} and len(table) > 1
 
@@ -187,5 +187,18 @@ def test_a_prompt_longer_than_the_engine_model_takes_still_bills_the_apis(tab):
     at.run()
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
-    assert any("self-hosted setups are left out" in w.value for w in at.warning)
+    assert any("self-hosted setups cannot be estimated" in w.value for w in at.warning)
     assert next(frame.value for frame in at.dataframe if "prompt_tokens" in frame.value.columns).shape[0] > 1
+
+
+def test_a_shared_link_naming_a_run_this_store_lacks_keeps_the_api_bill():
+    # A link from a colleague whose setup measures a run stored only in their database: the page stopped on
+    # "Please check run_id"; the API bill is still worth showing, and the setup is named as left out.
+    import json
+
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params["self_host"] = json.dumps([{"name": "x", "gpu_price_per_hour": 2, "throughput": {"run": "nope"}}])
+    at.run()
+    assert not at.exception, at.exception
+    assert any("left out: run_id: no stored run 'nope'" in w.value for w in at.warning), [w.value for w in at.warning]
+    assert any("Cheapest API" in m.label for m in at.metric)

@@ -167,8 +167,8 @@ except InputError as error:
     show_input_error(error)
     st.stop()
 if left_out is not None:  # the API bill still shows; the curves below see the profile without the setups
-    st.warning(f"The self-hosted setups are left out: the engine model cannot size them for this workload "
-               f"({left_out.field}: {left_out.reason}).", icon="⚠️")
+    st.warning(f"The self-hosted setups cannot be estimated, so they are left out: {left_out.field}: "
+               f"{left_out.reason}", icon="⚠️")
 
 api = pd.DataFrame(result["api"])
 self_host = pd.DataFrame(result["self_host"])

@@ -162,8 +162,8 @@ except InputError as error:
     st.stop()
 if left_out is not None:  # the APIs are still compared; every tab below sees the profile without the setups
     setups = []
-    st.warning(f"The self-host setups are left out: the engine model cannot size them for this workload "
-               f"({left_out.field}: {left_out.reason}).", icon="⚠️")
+    st.warning(f"The self-host setups cannot be estimated, so they are left out: {left_out.field}: "
+               f"{left_out.reason}", icon="⚠️")
 table = options_table(result)
 
 st.subheader("Every option, one table")
