@@ -10,7 +10,7 @@ from infercost.ui.state import WORKLOAD_DEFAULTS, keep_widget_state, profile_doc
 st.set_page_config(page_title="infercost", page_icon=":material/payments:", layout="wide")
 keep_widget_state(st.session_state)
 try:  # a shared scenario link fills the form once
-    apply_query_params(st.session_state, st.query_params)
+    apply_query_params(st.session_state, st.query_params, WORKLOAD_DEFAULTS)
 except InputError as error:
     st.error(f"The link's {error.field}: {error.reason}")
 pages = [

@@ -214,13 +214,23 @@ def gpu_offer(spec: SelfHost, hardware: str, offers: Sequence[GpuPrice]) -> dict
             "age_days": age, "stale": age > STALE_PRICE_DAYS}  # fmt: skip
 
 
+PREDICTED_BASES = ("fitted", "roofline")  # figures the engine model predicts (measured and published are tables)
+NO_RANGE = "unknown: no error measured"
+SLO_NOT_MET = "SLO not met"
+
+
 def cost_range_text(row: Mapping[str, Any]) -> str:
     """"$1,520–1,850" where a self-host row carries ``cost_per_month_range`` ([p10, p90]), else empty; an end at which
     no point would meet the SLO says so. Ends that read the same are one value ("$1,937", not "$1,937–1,937": whole
-    replicas often cost the same at either end). The page and the report show it beside the cost."""
+    replicas often cost the same at either end). The page and the report show it beside the cost.
+
+    A predicted cost whose kind of transfer has no measured error says its range is unknown (an empty cell read as
+    "no uncertainty"), and a setup that meets no SLO says so where its range would be."""
     span = row.get("cost_per_month_range")
+    if row.get("meets_slo") is False:
+        return SLO_NOT_MET
     if not span or span[0] is None:  # the optimistic end fails only where the estimate itself does
-        return ""
+        return NO_RANGE if row.get("basis") in PREDICTED_BASES else ""
     low, high = f"{span[0]:,.0f}", "SLO missed at p90" if span[1] is None else f"{span[1]:,.0f}"
     return f"${low}" if low == high else f"${low}–{high}"
 

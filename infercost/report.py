@@ -43,7 +43,8 @@ SELF_HOST_COLUMNS = (
     "cost_per_million_tokens",
 )  # fmt: skip
 COMPARISON_SHOWN = (
-    "scenario", "kind", "option", "cost_per_month", "cost_per_call", "cost_per_million_tokens", "fidelity", "basis",
+    "scenario", "kind", "option", "cost_per_month", "cost_per_month_p10_p90", "cost_per_call",
+    "cost_per_million_tokens", "fidelity", "basis",
 )  # fmt: skip
 HOW_TO_READ = (
     "Money is in US dollars. Tokenizer fidelity: exact is the model's own tokenizer, proxy a public tokenizer standing "
@@ -51,7 +52,9 @@ HOW_TO_READ = (
     "measured on the named hardware), fitted (the engine model calibrated on measurements, at another token shape), "
     "published (a vendor's or a third party's table, not measured here), roofline (the engine model calibrated on "
     "the nearest measured setup, moved to this hardware). A predicted cost comes with its P10–P90 range: the cost if "
-    "the prediction erred as the p10 and p90 of the error measured for its kind of transfer (error_transfer). "
+    "the prediction erred as the p10 and p90 of the error measured for its kind of transfer (error_transfer); it reads "
+    "'unknown: no error measured' where that kind of transfer has no measured error, and 'SLO not met' where no "
+    "operating point meets the SLO (the setup then has no cost). "
     "Every attempt, retry and truncated call is billed in full."
 )
 

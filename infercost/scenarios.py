@@ -113,9 +113,10 @@ def _parse_value(field: str, text: str) -> Any:
     return _number(field, text)
 
 
-def profile_from_query(params: Mapping[str, str | list[str]]) -> dict[str, Any]:
-    """The profile a URL describes: the schema's defaults, then the parameters; checked like a profile file."""
-    profile = dict(QUERY_DEFAULTS)
+def profile_from_query(params: Mapping[str, str | list[str]], base: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The profile a URL describes: the schema's defaults (and ``base``, for the fields a profile must have that the
+    URL leaves out), then the parameters; checked like a profile file."""
+    profile = {**QUERY_DEFAULTS, **(base or {})}
     for field, raw in params.items():
         if field in IGNORED_PARAMS:
             continue
@@ -144,7 +145,8 @@ def load_into_state(state: MutableMapping[str, Any], profile: Mapping[str, Any])
             state[PROMPT_UNIT_KEY] = unit
 
 
-def apply_query_params(state: MutableMapping[str, Any], params: Mapping[str, str | list[str]]) -> bool:
+def apply_query_params(state: MutableMapping[str, Any], params: Mapping[str, str | list[str]],
+                       form_defaults: Mapping[str, Any] | None = None) -> bool:  # fmt: skip
     """Fill the form from a shared URL, once per distinct URL, so later edits are not overwritten on every rerun.
 
     Returns whether the form changed. Malformed parameters raise InputError naming the parameter.
@@ -153,9 +155,27 @@ def apply_query_params(state: MutableMapping[str, Any], params: Mapping[str, str
     key = _query_key(shared)
     if not shared or state.get(APPLIED_QUERY_KEY) == key:
         return False
-    load_into_state(state, profile_from_query(shared))
+    load_into_state(state, profile_from_query(shared, form_base(state, shared, form_defaults or {})))
     state[APPLIED_QUERY_KEY] = key
     return True
+
+
+PROMPT_FIELDS = ("prompt_tokens", "prompt_chars", "prompt_samples", "prompt_tokens_by_tokenizer")
+
+
+def form_base(state: Mapping[str, Any], shared: Mapping[str, Any], defaults: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields a profile must have that a link leaves out (volume, output, a prompt), as the form has them (a new
+    form: ``defaults``). A hand-written link such as ``?retry_rate=1.5`` then fills what it names, or its error names
+    that parameter, not "calls_per_day: Field required"."""
+
+    def current(field: str) -> Any:
+        return defaults.get(field) if state.get(field) is None else state[field]
+
+    wanted = ["calls_per_day", "output_tokens"]
+    if not any(field in shared for field in PROMPT_FIELDS):
+        in_chars = state.get(PROMPT_UNIT_KEY) == PROMPT_UNITS["prompt_chars"]
+        wanted += ["prompt_chars", "language"] if in_chars else ["prompt_tokens"]
+    return {field: current(field) for field in wanted if field not in shared and current(field) is not None}
 
 
 def _query_key(params: Mapping[str, str | list[str]]) -> str:
@@ -182,20 +202,24 @@ def scenario_file(profile: Mapping[str, Any]) -> str:
 
 
 COMPARISON_COLUMNS = (
-    "scenario", "kind", "option", "cost_per_day", "cost_per_month", "cost_per_call", "cost_per_million_tokens",
-    "provider", "tokenizer", "fidelity", "prompt_token_basis", "price_source", "price_as_of", "basis", "run_id",
-    "hardware", "throughput_source", "meets_slo", "replicas", "gpu_hours_per_day", "warnings",
+    "scenario", "kind", "option", "cost_per_day", "cost_per_month", "cost_per_month_p10_p90", "cost_per_call",
+    "cost_per_million_tokens", "provider", "tokenizer", "fidelity", "prompt_token_basis", "price_source", "price_as_of",
+    "basis", "run_id", "hardware", "throughput_source", "meets_slo", "replicas", "gpu_hours_per_day", "warnings",
 )  # fmt: skip
 
 
 def _option_rows(scenario: str, estimate: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """One row per API model and self-host setup; a self-host cost per call is its daily cost over the calls."""
+    """One row per API model and self-host setup; a self-host cost per call is its daily cost over the calls, and a
+    predicted one carries its P10–P90 range (a self-host figure is never compared without it)."""
+    from infercost.estimate import cost_range_text  # the estimate's own wording; heavy, so only where compared
+
     calls_per_day = float(estimate["profile"]["calls_per_day"])
     rows = [{**row, "kind": "api", "option": row["model"]} for row in estimate["api"]]
     for row in estimate["self_host"]:
         per_day = row.get("cost_per_day")
         per_call = None if per_day is None else per_day / calls_per_day
-        rows.append({**row, "kind": "self_host", "option": row["name"], "cost_per_call": per_call})
+        rows.append({**row, "kind": "self_host", "option": row["name"], "cost_per_call": per_call,
+                     "cost_per_month_p10_p90": cost_range_text(row)})  # fmt: skip
     return [{**row, "scenario": scenario, "warnings": "; ".join(row.get("warnings", []))} for row in rows]
 
 

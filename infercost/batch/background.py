@@ -40,6 +40,15 @@ def save_upload(name: str, data: bytes) -> Path:
     return path
 
 
+def as_uploaded(error: InputError, saved: Path, name: str) -> InputError:
+    """An error about a kept upload, naming the file the person uploaded ("in.jsonl line 3: ...") rather than where
+    it was kept ("~/.infercost/batch-inputs/53e379f281c8f34a-in.jsonl line 3: ...")."""
+    reason = error.reason
+    for kept in sorted({str(saved), str(saved.resolve())}, key=len, reverse=True):
+        reason = reason.replace(kept, name)
+    return InputError(error.field, reason)
+
+
 def default_out_dir() -> Path:
     return home_dir() / "batch-outputs"
 

@@ -95,6 +95,8 @@ def _openai_records(path: str | Path, model: str | None, max_tokens: int | None)
                 continue
             yield _openai_record(text, idx, line, path, model, max_tokens)
             idx += 1
+        if skip.count:  # a line that raw_lines itself skipped (a record over the size limit) never reached the loop
+            raise InputError("input", f"{path} line {skip.items[0].line}: {skip.items[0].reason}")
         if idx == 0:
             raise InputError("input", f"{path}: no requests in the file")
     finally:

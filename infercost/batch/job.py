@@ -143,7 +143,8 @@ def create_job(input_path: str | Path, config: JobConfig, *, db_path: str | Path
 
     def finish() -> tuple[list[tuple[int, int, int]], dict[str, Any]]:
         if not tally.records:
-            raise InputError("input", f"{input_path}: no usable records ({skipped.count} skipped)")
+            first = f"; first on line {skipped.items[0].line}: {skipped.items[0].reason}" if skipped.items else ""
+            raise InputError("input", f"{input_path}: no usable records ({skipped.count} skipped{first})")
         if tally.uncapped and config.max_cost is not None:
             raise InputError("max_tokens", f"{tally.uncapped} records set no max_tokens, so their cost has no "
                                            "bound; give --max-tokens to cap them, or drop --max-cost")

@@ -681,6 +681,8 @@ def jsonl_fields(source: Source) -> list[str]:
             if isinstance(record, dict):
                 texts = [key for key, value in record.items() if isinstance(value, str) or chat_text(value) is not None]
                 return texts or list(record)
+    if skip.count:  # no record could be read (malformed JSON, a record over the size limit): say why, not "no field"
+        raise InputError("file", no_records_reason(source.name, skip))
     return []
 
 

@@ -65,6 +65,20 @@ def estimate_json(profile_json: str) -> dict[str, Any]:
     return _estimate_json(profile_json, store_stamp())
 
 
+def estimate_leaving_out_setups(profile_json: str) -> tuple[dict[str, Any], str, InputError | None]:
+    """The estimate, the profile it is of, and None; where only the self-host setups stop it (a token shape the
+    engine model does not take), the API bills alone, their profile and the setups' error, so the page still
+    compares what it can. An error of the workload itself is raised as it is."""
+    try:
+        return estimate_json(profile_json), profile_json, None
+    except InputError as error:
+        document = json.loads(profile_json)
+        if not document.get("self_host"):
+            raise
+        without = json.dumps({**document, "self_host": []}, sort_keys=True, default=str)
+        return estimate_json(without), without, error
+
+
 @st.cache_data(show_spinner="Pricing the workload…", max_entries=256)
 def _estimate_json(profile_json: str, stamp: tuple) -> dict[str, Any]:
     return estimate(parse_profile(json.loads(profile_json)), load_run=run_loader())

@@ -15,6 +15,8 @@ import pandas as pd
 import plotly.colors
 import streamlit as st
 
+from infercost.estimate import SLO_NOT_MET
+
 PALETTE = [*plotly.colors.qualitative.Plotly, *plotly.colors.qualitative.Dark24, *plotly.colors.qualitative.Light24]
 COLOURS_KEY = "_option_colours"  # session key: option id -> colour, assigned on first sight
 MONEY_WORDS = ("cost", "price", "usd", "bill")
@@ -44,6 +46,35 @@ def count_text(values: pd.Series) -> pd.Series:
     """Whole counts as text ("3"), "–" where a row has none (an API has no replicas): a table draws a missing number
     as a grey "None", which reads like a value."""
     return values.map(lambda value: "–" if pd.isna(value) else f"{value:,.0f}")
+
+
+MONEY_TEXT = {"cost_per_month": "${:,.2f}", "cost_per_call": "${:.5f}", "cost_per_million_tokens": "${:.3f}"}
+
+
+def options_shown(table: pd.DataFrame, numbers: dict[str, str] | None = None) -> pd.DataFrame:
+    """An options table (``compare.options_table``, or the scenarios' comparison) as a person reads it: money as
+    text, "SLO not met" where a self-host setup has no cost, "–" for its other figures and for a count or a text a
+    row does not have. ``numbers`` formats other figures of the table the same way ({column: "{:,.2f}"}).
+
+    A number column draws a missing value as a grey "None", which reads like a value or a bug; the only rows without a
+    monthly cost are setups that no operating point serves within the SLO, and they say so.
+    """
+    shown = table.copy()
+    infeasible = table["cost_per_month"].isna()
+    for column, shape in MONEY_TEXT.items():
+        if column in shown:
+            missing = SLO_NOT_MET if column == "cost_per_month" else "–"
+            shown[column] = table[column].map(lambda v, m=missing, f=shape: m if pd.isna(v) else f.format(v))
+    for column, shape in {"gpu_hours_per_day": "{:,.1f}", **(numbers or {})}.items():
+        if column in shown:
+            shown[column] = table[column].where(~infeasible).map(
+                lambda v, f=shape: "–" if pd.isna(v) else f.format(v))  # fmt: skip
+    if "replicas" in shown:
+        shown["replicas"] = count_text(table["replicas"].where(~infeasible))  # 0 replicas read as "free"
+    for column in shown.columns:  # a text a row does not have (an API's basis, a setup's tokenizer fidelity)
+        if shown[column].dtype == object or pd.api.types.is_string_dtype(shown[column]):
+            shown[column] = shown[column].fillna("–")
+    return shown
 
 
 def text_width_px(texts: Iterable[str], *, least: int = 75) -> int:
@@ -119,7 +150,10 @@ def cost_bars(frame: pd.DataFrame, *, value: str = "cost_per_month", label: str 
     encoding: dict[str, Any] = {
         "x": alt.X(value, title=title),
         "y": alt.Y(label, sort="x", title=None, axis=alt.Axis(labelLimit=400)),
-        "tooltip": [label, alt.Tooltip(value, format="$,.2f"), *([colour] if colour else [])],
+        "tooltip": [label, alt.Tooltip(value, format="$,.2f"), *([colour] if colour else []),
+                    # a predicted self-host cost is never shown without its P10–P90 and its basis
+                    *([alt.Tooltip("range", title="P10–P90")] if "range" in frame else []),
+                    *(["basis"] if "basis" in frame else [])],
     }
     if colours:
         encoding["color"] = alt.Color(colour, scale=alt.Scale(domain=list(colours), range=list(colours.values())),

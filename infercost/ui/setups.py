@@ -80,7 +80,8 @@ def default_setups(profiles: Sequence[ThroughputProfile], common: Mapping[str, A
         [p for p in profiles if p.id in DEFAULT_PROFILE_IDS]  # fmt: skip
     for profile in shown:
         shape = f"{profile.input_len:,.0f}/{profile.output_len:,.0f} tokens"
-        name = f"{profile.model.split('/')[-1]} · {profile.gpus_per_replica}× {profile.hardware} · {profile.dtype} · {shape} ({profile.basis})"
+        name = (f"{profile.model.split('/')[-1]} · {profile.gpus_per_replica}× {profile.hardware} · {profile.dtype} "
+                f"· {shape} ({profile.basis})")
         setups.append(_rented(name, {"run": profile.id}, profile.hardware, common))
     return setups
 

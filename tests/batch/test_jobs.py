@@ -119,6 +119,26 @@ def test_an_openai_batch_line_that_is_not_a_request_is_refused_naming_the_line(t
         batch.create_job(source, config("http://127.0.0.1:9/v1", tmp_path / "out"))
 
 
+def test_an_openai_batch_line_over_the_size_limit_is_refused_naming_it(tmp_path, monkeypatch):
+    # Regression: a file whose only (or last) line was over the record size limit read "no requests in the file".
+    from infercost.tokenizers import corpus
+
+    monkeypatch.setattr(corpus, "MAX_RECORD_BYTES", 1000)
+    body = {"messages": [{"role": "user", "content": "x" * 5000}]}
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps({"custom_id": "a", "method": "POST", "url": "/v1/chat/completions", "body": body}))
+    with pytest.raises(InputError, match=r"line 1: record of .* MiB is over the"):
+        batch.create_job(source, config("http://127.0.0.1:9/v1", tmp_path / "out"))
+
+
+def test_plain_records_none_of_which_can_be_read_say_why(tmp_path):
+    # Regression: "no usable records (2 skipped)" said nothing of what was wrong with them.
+    source = tmp_path / "in.txt"
+    source.write_bytes(b"caf\xe9\nna\xefve\n")
+    with pytest.raises(InputError, match=r"2 skipped; first on line 1: not valid UTF-8"):
+        batch.create_job(source, config("http://127.0.0.1:9/v1", tmp_path / "out"))
+
+
 def test_a_repeated_custom_id_is_refused(tmp_path):
     line = json.dumps({"custom_id": "a", "method": "POST", "url": "/v1/completions", "body": {"prompt": "x"}})
     source = tmp_path / "in.jsonl"

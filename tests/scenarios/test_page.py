@@ -26,6 +26,11 @@ def frame_with(at: AppTest, column: str):
     return next(frame.value for frame in at.dataframe if column in frame.value.columns)
 
 
+def dollars(shown):
+    """The table shows money as text ("$1,234.56"): the amounts it reads."""
+    return shown.map(lambda text: float(text.strip("$").replace(",", "")))
+
+
 def saved_names(home: Path) -> list[str]:
     with connect(home / "infercost.db") as db:
         return [s["name"] for s in list_scenarios(db)]
@@ -54,9 +59,9 @@ def test_two_scenarios_compare_side_by_side(infercost_home):
     assert not at.exception
     frame = frame_with(at, "scenario")
     assert set(frame["scenario"]) == {"base", "four times"}
-    base = frame[frame["scenario"] == "base"].set_index("option")["cost_per_month"]
-    bigger = frame[frame["scenario"] == "four times"].set_index("option")["cost_per_month"]
-    assert (bigger / base).round(6).eq(4).all()
+    base = dollars(frame[frame["scenario"] == "base"].set_index("option")["cost_per_month"])
+    bigger = dollars(frame[frame["scenario"] == "four times"].set_index("option")["cost_per_month"])
+    assert ((bigger - 4 * base).abs() <= 0.03).all()  # four times the bill, to the cent each figure is shown at
     assert at.get("plotly_chart")
 
 

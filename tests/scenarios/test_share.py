@@ -156,3 +156,27 @@ def test_the_form_goes_into_the_address_and_comes_back_from_it_once():
     assert state["calls_per_day"] == 7
     reloaded: dict = {}  # a reload: a new session, the same address
     assert apply_query_params(reloaded, query) and reloaded["calls_per_day"] == 250_000
+
+
+def test_a_link_that_names_only_a_rate_keeps_the_forms_workload():
+    # Regression: "?retry_rate=0.2" (a link written by hand) was refused with "calls_per_day: Field required".
+    state = {"calls_per_day": 7, "output_tokens": 9, "prompt_tokens": 8}
+    assert apply_query_params(state, {"retry_rate": "0.2"}, {"calls_per_day": 100_000})
+    assert (state["calls_per_day"], state["prompt_tokens"], state["output_tokens"]) == (7, 8, 9)
+    assert state["retry_rate"] == 0.2
+
+
+def test_a_new_form_takes_a_partial_link_over_its_defaults():
+    state: dict = {}
+    defaults = {"calls_per_day": 100_000, "prompt_tokens": 1200, "output_tokens": 300}
+    assert apply_query_params(state, {"prompt_chars": "900", "language": "de"}, defaults)
+    assert state["calls_per_day"] == 100_000 and state["prompt_chars"] == 900 and state["output_tokens"] == 300
+
+
+@pytest.mark.parametrize(("params", "field"), [({"retry_rate": "1.5"}, "retry_rate"),
+                                               ({"prompt_tokens": "1e30"}, "prompt_tokens")])  # fmt: skip
+def test_a_partial_links_bad_value_names_its_own_parameter(params, field):
+    defaults = {"calls_per_day": 100_000, "prompt_tokens": 1200, "output_tokens": 300}
+    with pytest.raises(InputError) as error:
+        apply_query_params({}, params, defaults)
+    assert error.value.field == field, error.value

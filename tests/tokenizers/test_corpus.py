@@ -109,6 +109,20 @@ def test_unusable_input_is_one_error(tmp_path, content, match):
         corpus_stats(path, field="prompt", tokenizer_ids=["o200k_base"])
 
 
+@pytest.mark.parametrize(("content", "reason"), [
+    (b'{"prompt": "hi"\n{"prompt": \n', "line 1: malformed JSON"),
+    (b'{"prompt": "' + b"x" * 5000 + b'"}\n', "line 1: record of"),
+])
+def test_fields_of_a_jsonl_with_no_readable_record_say_why(tmp_path, monkeypatch, content, reason):
+    # Regression: the Tokens page offered no field and then said "JSONL records need a field naming the text" for a
+    # file whose records were all malformed, or whose one record was over the size limit.
+    monkeypatch.setattr(corpus, "MAX_RECORD_BYTES", 1000)
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(content)
+    with pytest.raises(InputError, match=f"no usable records; .*{reason}"):
+        corpus_fields(path)
+
+
 def test_field_missing_everywhere_names_the_field(tmp_path):
     path = write(tmp_path / "c.jsonl", "jsonl", ["a", "b"])
     with pytest.raises(InputError) as error:

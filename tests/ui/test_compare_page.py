@@ -88,7 +88,7 @@ def test_changing_the_slo_can_make_a_setup_infeasible():
     at = opened()
     at.number_input(key="cmp_ttft").set_value(1.0).run()
     assert not at.exception
-    assert at.warning and "No measured point meets the SLO" in at.warning[0].value
+    assert at.warning and "No operating point meets the SLO" in at.warning[0].value
 
 
 def test_picking_another_offer_for_a_gpu_reprices_its_setups():

@@ -28,7 +28,8 @@ def test_changing_calls_per_day_changes_the_bill():
     at.number_input(key="calls_per_day").set_value(1_000_000).run()
     assert not at.exception
     after = monthly_cheapest(at)
-    assert float(after.strip("$").replace(",", "")) == pytest.approx(10 * float(before.strip("$").replace(",", "")), rel=0.01)
+    dollars = [float(text.strip("$").replace(",", "")) for text in (before, after)]
+    assert dollars[1] == pytest.approx(10 * dollars[0], rel=0.01)
 
 
 def test_a_self_host_setup_joins_the_bill():
@@ -70,3 +71,12 @@ def test_a_prompt_in_characters_is_counted_per_model_and_language():
     table = next(frame.value for frame in at.dataframe if "prompt_tokens" in frame.value.columns)
     by_model = dict(zip(table["model"], table["prompt_tokens"], strict=True))
     assert len(set(by_model.values())) > 1  # Hindi costs different tokens on different tokenizers
+
+
+def test_a_hand_written_link_with_a_bad_value_names_that_value():
+    # Regression: "?prompt_tokens=1e30" opened the app on "The link's calls_per_day: Field required".
+    at = page("app.py")
+    at.query_params["prompt_tokens"] = "1e30"
+    at.run()
+    assert not at.exception
+    assert at.error and at.error[0].value.startswith("The link's prompt_tokens:"), [e.value for e in at.error]

@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from infercost import batch
-from infercost.batch.background import default_out_dir, save_upload, start_in_background, zip_outputs
+from infercost.batch.background import as_uploaded, default_out_dir, save_upload, start_in_background, zip_outputs
 from infercost.errors import InputError
 from infercost.ui.cached import catalog_json, show_input_error
 
@@ -95,6 +95,7 @@ def new_job_form() -> None:
 
 
 def plan_job() -> None:
+    path = None
     try:
         path = input_path()
         if path is None:
@@ -104,7 +105,8 @@ def plan_job() -> None:
             created = batch.create_job(path, job_config(), price=None if price == NO_PRICE else price)
         st.session_state["batch_job"] = created["job_id"]
     except InputError as error:
-        show_input_error(error)
+        upload = st.session_state.get("upload") if st.session_state["source"] == "Upload" else None
+        show_input_error(as_uploaded(error, path, upload.name) if upload is not None and path is not None else error)
 
 
 def budget_table(budget: dict) -> pd.DataFrame:

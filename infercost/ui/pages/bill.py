@@ -18,13 +18,13 @@ from infercost.tokenizers import LANGUAGE_NAMES, LANGUAGES
 from infercost.ui.cached import (
     catalog_json,
     cost_curves,
-    estimate_json,
+    estimate_leaving_out_setups,
     gpu_prices_json,
     show_corpus_note,
     show_input_error,
     throughput_profiles,
 )
-from infercost.ui.format import colour_map, cost_bars, fit_legend
+from infercost.ui.format import colour_map, cost_bars, fit_legend, options_shown, text_width_px
 from infercost.ui.setups import DEFAULT_SLO, offer_choice, offers_for, throughput_for_gpu
 from infercost.ui.state import PROMPT_IN_CHARACTERS, editor_start, init_state, keep_edited, profile_document
 
@@ -44,7 +44,8 @@ with st.container(border=True):
     left, middle, right = st.columns(3)
     left.number_input("Calls per day", min_value=1, max_value=10**12, step=1000, key="calls_per_day")
     unit = left.radio("Prompt length in", ["tokens", PROMPT_IN_CHARACTERS], horizontal=True, key="prompt_unit",
-                      help="Characters: each model's tokens are counted with its own tokenizer, per language.")  # fmt: skip
+                      help="Characters: each model's tokens are counted with its own tokenizer, "
+                           "per language.")  # fmt: skip
     if unit == PROMPT_IN_CHARACTERS:
         left.number_input("Prompt characters per call", min_value=0, max_value=10**9, step=500, key="prompt_chars")
         left.selectbox("Language", LANGUAGES, key="language", format_func=lambda code: LANGUAGE_NAMES.get(code, code))
@@ -54,7 +55,8 @@ with st.container(border=True):
     left.number_input("Reasoning tokens per call", min_value=0, max_value=10**8, step=100, key="reasoning_tokens",
                       help="Hidden thinking tokens, billed as output.")  # fmt: skip
     middle.number_input("Retry rate", min_value=0.0, max_value=0.99, step=0.01, key="retry_rate",
-                        help="Share of attempts that fail and are retried; every attempt is billed in full.")  # fmt: skip
+                        help="Share of attempts that fail and are retried; every attempt is billed "
+                             "in full.")  # fmt: skip
     middle.number_input("Max retries", min_value=0, max_value=100, step=1, key="max_retries")
     middle.number_input("Truncation rate", min_value=0.0, max_value=1.0, step=0.01, key="truncation_rate",
                         help="Share of calls cut off and issued once more, in full.")  # fmt: skip
@@ -62,7 +64,8 @@ with st.container(border=True):
     right.number_input("Cached prompt fraction", min_value=0.0, max_value=1.0, step=0.05, key="cached_prompt_fraction",
                        help="Share of prompt tokens read from the provider's prompt cache.")  # fmt: skip
     right.number_input("Cache write fraction", min_value=0.0, max_value=1.0, step=0.05, key="cache_write_fraction",
-                       help="Share of prompt tokens written to the cache (priced at the cache-write rate).")  # fmt: skip
+                       help="Share of prompt tokens written to the cache (priced at the cache-write "
+                            "rate).")  # fmt: skip
     right.toggle("Batch API", key="batch", help="Use batch prices; models without a batch tier are flagged.")
     st.multiselect("Models", model_ids, key="api_models", help="Prices come from the catalog (see Prices).")
     show_corpus_note(st.session_state)
@@ -159,10 +162,13 @@ with st.expander(
 
 profile_json = json.dumps(profile_document(st.session_state), sort_keys=True, default=str)
 try:
-    result = estimate_json(profile_json)
+    result, profile_json, left_out = estimate_leaving_out_setups(profile_json)
 except InputError as error:
     show_input_error(error)
     st.stop()
+if left_out is not None:  # the API bill still shows; the curves below see the profile without the setups
+    st.warning(f"The self-hosted setups cannot be estimated, so they are left out: {left_out.field}: "
+               f"{left_out.reason}", icon="⚠️")
 
 api = pd.DataFrame(result["api"])
 self_host = pd.DataFrame(result["self_host"])
@@ -196,16 +202,24 @@ if not api.empty:
     )
 if not self_host.empty:
     st.markdown("**Self-hosted**")
-    shown = options_table({"profile": result["profile"], "api": [], "self_host": result["self_host"]})
-    shown["gpu_hours_per_day"] = shown["option"].map(self_host.set_index("name")["gpu_hours_per_day"])
+    table = options_table({"profile": result["profile"], "api": [], "self_host": result["self_host"]})
+    table["gpu_hours_per_day"] = table["option"].map(self_host.set_index("name")["gpu_hours_per_day"])
+    shown = options_shown(table)  # a setup that meets no SLO reads "SLO not met", never a grey "None"
     cheapest_api = api.loc[api["cost_per_month"].idxmin(), "model"] if not api.empty else None
     if cheapest_api:
         words = break_even_table(result).query("api_model == @cheapest_api").set_index("self_host")["break_even"]
-        shown[f"vs {cheapest_api}"] = shown["option"].map(words)
-    st.dataframe(shown.drop(columns=["kind", "cost_per_call"]), hide_index=True, key="self_host_table", column_config={
-        "cost_per_month": st.column_config.NumberColumn("US$/month", format="dollar"),
-        "range": st.column_config.TextColumn("P10–P90"),
-        "cost_per_million_tokens": st.column_config.NumberColumn("US$/1M tok", format="$%.3f"),
+        shown[f"vs {cheapest_api}"] = [words.get(option, "–") for option in shown["option"]]  # none without a cost
+    order = ["option", "cost_per_month", "range", "basis", "cost_per_million_tokens", "replicas", "gpu_hours_per_day",
+             *([f"vs {cheapest_api}"] if cheapest_api else []), "flags", "gpu_offer"]  # fmt: skip
+    st.dataframe(shown, hide_index=True, key="self_host_table", column_order=order, column_config={
+        "cost_per_month": st.column_config.TextColumn("US$/month", alignment="right",
+                                                      width=text_width_px(shown["cost_per_month"])),
+        "range": st.column_config.TextColumn("P10–P90", width=text_width_px(shown["range"]),
+                                             help="The cost if the prediction erred as its measured p10 and p90"),
+        "basis": st.column_config.TextColumn("basis", width="medium"),
+        "cost_per_million_tokens": st.column_config.TextColumn("US$/1M tok", alignment="right"),
+        "replicas": st.column_config.TextColumn("replicas", alignment="right"),
+        "gpu_hours_per_day": st.column_config.TextColumn("GPU-hours/day", alignment="right"),
         "flags": st.column_config.TextColumn("⚠ check"),
         "gpu_offer": st.column_config.TextColumn("GPU offer"),
     })  # fmt: skip
@@ -228,10 +242,8 @@ by_model, by_volume = st.tabs(["Cost per month by option", "Cost against calls p
                               on_change="rerun")  # only the open tab runs: nothing off screen is computed or drawn
 with by_model:
     if by_model.open:
-        bars = pd.concat(
-            [api[["model", "cost_per_month"]].rename(columns={"model": "option"}),
-             self_host[["name", "cost_per_month"]].rename(columns={"name": "option"}) if not self_host.empty else None]
-        ).dropna()  # fmt: skip
+        # every priced option with its P10–P90 and basis (for the tooltip); an API-less bill has only setups
+        bars = options_table(result).dropna(subset=["cost_per_month"])[["option", "cost_per_month", "range", "basis"]]
         st.altair_chart(cost_bars(bars), key="cost_by_model")
 with by_volume:
     if by_volume.open:

@@ -29,13 +29,13 @@ from infercost.ui.cached import (
     catalog_json,
     claim_readings_frame,
     cost_curves,
-    estimate_json,
+    estimate_leaving_out_setups,
     self_host_band_json,
     show_input_error,
     throughput_profiles,
     tornado_bars,
 )
-from infercost.ui.format import colour_map, cost_bars, count_text, show_table, text_width_px
+from infercost.ui.format import colour_map, cost_bars, options_shown, show_table, text_width_px
 from infercost.ui.prediction import show_prediction
 from infercost.ui.setups import (
     DEFAULT_SLO,
@@ -62,7 +62,8 @@ INCREMENTS = [1, 5, 15, 30, 60, 120, 180, 240, 360, 480, 720, 1440]
 with st.expander("Self-host settings: SLO and scaling", expanded=False):
     a, b, c, d, e = st.columns(5)
     slo = {"p95_ttft_ms": a.number_input("SLO p95 TTFT (ms)", 1.0, 1e6, DEFAULT_SLO["p95_ttft_ms"], key="cmp_ttft"),
-           "p95_tpot_ms": b.number_input("SLO p95 TPOT (ms)", 1.0, 1e5, DEFAULT_SLO["p95_tpot_ms"], key="cmp_tpot")}  # fmt: skip
+           "p95_tpot_ms": b.number_input("SLO p95 TPOT (ms)", 1.0, 1e5, DEFAULT_SLO["p95_tpot_ms"],
+                                         key="cmp_tpot")}  # fmt: skip
     mode = e.selectbox("Scaling", MODES, key="cmp_mode", help="always_on: peak replicas all day; autoscaled: follow a "
                        "24-hour load shape; offline_batch: the day's volume within a deadline")  # fmt: skip
     common = {"slo": slo, "mode": mode,
@@ -114,7 +115,8 @@ with st.expander("Add a self-host setup (rented or owned)"):
         o1, o2, o3 = st.columns(3)
         hardware = OwnedHardware(
             purchase_price_usd=o1.number_input("Purchase price per GPU (US$)", 0.0, 1e7,
-                                               float((spec.purchase_price_usd if spec else None) or 30_000), key="cmp_buy"),
+                                               float((spec.purchase_price_usd if spec else None) or 30_000),
+                                               key="cmp_buy"),
             amortization_years=o2.number_input("Amortized over (years)", 0.5, 10.0, 3.0, key="cmp_years"),
             power_watts=o3.number_input("Power per GPU (W, board power)", 0.0, 5000.0,
                                         float(spec.board_power_w if spec else 700), key=f"cmp_watts_{gpu}"),
@@ -154,10 +156,14 @@ for setup in document["self_host"]:  # the bill's own setup, and any a scenario 
 document |= {"self_host": setups, "calls_per_day_cv": s["calls_per_day_cv"]}
 profile_json = json.dumps(document, sort_keys=True, default=str)
 try:
-    result = estimate_json(profile_json)
+    result, profile_json, left_out = estimate_leaving_out_setups(profile_json)
 except InputError as error:
     show_input_error(error)
     st.stop()
+if left_out is not None:  # the APIs are still compared; every tab below sees the profile without the setups
+    setups = []
+    st.warning(f"The self-host setups cannot be estimated, so they are left out: {left_out.field}: "
+               f"{left_out.reason}", icon="⚠️")
 table = options_table(result)
 
 st.subheader("Every option, one table")
@@ -165,19 +171,22 @@ priced = table.dropna(subset=["cost_per_month"])
 if not priced.empty:
     best = priced.iloc[0]
     st.metric("Cheapest option per month", f"${best['cost_per_month']:,.0f}")
-    st.caption(f"{best['option']} ({best['kind']}, basis: {best['basis']})")
-st.dataframe(table.assign(replicas=count_text(table["replicas"])), hide_index=True, key="options_table",
-             width="stretch", column_config={
+    spread = f" · P10–P90 {best['range']}" if best["range"] else ""  # a predicted cost is never shown bare
+    st.caption(f"{best['option']} ({best['kind']}, basis: {best['basis']}){spread}")
+shown = options_shown(table)  # money as text: a setup without a cost reads "SLO not met", never a grey "None"
+order = ["option", "cost_per_month", "range", "basis", "cost_per_call", "cost_per_million_tokens", "kind", "replicas",
+         "flags", "gpu_offer"]  # a predicted cost beside its range and its basis, in view at 1400 px
+st.dataframe(shown, hide_index=True, key="options_table", width="stretch", column_order=order, column_config={
     "option": st.column_config.TextColumn("option", width="medium"),
     # money columns as wide as their longest value (a fixed "small" cut "$1,937–3,874" and six-figure bills)
-    "cost_per_month": st.column_config.NumberColumn("US$/month", format="dollar", width=text_width_px(
-        f"${value:,.2f}" for value in table["cost_per_month"].dropna())),
-    "range": st.column_config.TextColumn("P10–P90", width=text_width_px(table["range"]),
-                                         help="The cost's range where the estimate has one"),
-    "cost_per_call": st.column_config.NumberColumn("US$/call", format="$%.5f", width=text_width_px(
-        f"${value:.5f}" for value in table["cost_per_call"].dropna())),
-    "cost_per_million_tokens": st.column_config.NumberColumn("US$/1M tok", format="$%.3f", width=text_width_px(
-        f"${value:.3f}" for value in table["cost_per_million_tokens"].dropna())),
+    "cost_per_month": st.column_config.TextColumn("US$/month", width=text_width_px(shown["cost_per_month"]),
+                                                  alignment="right"),
+    "range": st.column_config.TextColumn("P10–P90", width=text_width_px(shown["range"]),
+                                         help="The cost if the prediction erred as its measured p10 and p90"),
+    "cost_per_call": st.column_config.TextColumn("US$/call", width=text_width_px(shown["cost_per_call"]),
+                                                 alignment="right"),
+    "cost_per_million_tokens": st.column_config.TextColumn(
+        "US$/1M tok", width=text_width_px(shown["cost_per_million_tokens"]), alignment="right"),
     "kind": st.column_config.TextColumn("kind", width=text_width_px(table["kind"])),  # what tells modes apart
     "replicas": st.column_config.TextColumn("replicas", width="small", alignment="right"),
     "flags": st.column_config.TextColumn("⚠ check", width="medium", help="What decides whether to trust the row"),
@@ -186,7 +195,7 @@ st.dataframe(table.assign(replicas=count_text(table["replicas"])), hide_index=Tr
 })  # fmt: skip
 infeasible = [r["name"] for r in result["self_host"] if not r["meets_slo"]]
 if infeasible:
-    st.warning(f"No measured point meets the SLO for: {', '.join(infeasible)} (no cost shown).")
+    st.warning(f"No operating point meets the SLO for: {', '.join(infeasible)} (no cost shown).")
 with st.expander("Basis and notes of every self-host figure"):
     for row in result["self_host"]:
         note = row["basis_note"] or row["throughput_source"] or ""
@@ -300,10 +309,13 @@ with claims:
                 st.stop()
             rented = offer_choice(claim_offer) if claim_offer else "US$2.50/GPU-hour (no catalog offer)"
             st.markdown(f"What this workload needs on *{chosen_profile.name}*, rented at {rented}:")
-            st.dataframe(readings, hide_index=True, key="cmp_claim_readings", width="stretch", column_config={
-                "requests_per_s": st.column_config.NumberColumn("requests/s per replica", format="%.2f"),
-                "calls_per_day_per_replica": st.column_config.NumberColumn("calls/day per replica", format="localized"),
-                "cost_per_month": st.column_config.NumberColumn("US$/month", format="dollar"),
+            shown_readings = options_shown(readings, {"requests_per_s": "{:,.2f}",
+                                                      "calls_per_day_per_replica": "{:,.0f}"})  # fmt: skip
+            st.dataframe(shown_readings, hide_index=True, key="cmp_claim_readings", width="stretch", column_config={
+                "requests_per_s": st.column_config.TextColumn("requests/s per replica", alignment="right"),
+                "calls_per_day_per_replica": st.column_config.TextColumn("calls/day per replica", alignment="right"),
+                "replicas": st.column_config.TextColumn("replicas", alignment="right"),
+                "cost_per_month": st.column_config.TextColumn("US$/month", alignment="right"),
             })  # fmt: skip
             costs = readings["cost_per_month"].dropna()
             if len(costs) > 1 and costs.nunique() == 1:
@@ -320,8 +332,8 @@ with band:
         chosen_option = st.selectbox("Option", options, key="cmp_band_model") if options else None
         st.number_input("Day-to-day spread of calls per day (CV)", 0.0, 10.0, step=0.05, key="calls_per_day_cv",
                         help="Calls per day are drawn from a negative binomial around your forecast with this "
-                             "coefficient of variation; 0.15 by default, since real traffic varies more from day to day than "
-                             "independent arrivals would (weekdays, launches, incidents).")  # fmt: skip
+                             "coefficient of variation; 0.15 by default, since real traffic varies more from day "
+                             "to day than independent arrivals would (weekdays, launches, incidents).")  # fmt: skip
         if chosen_option:
             api_rows = {r["model"]: r for r in result["api"]}
             if chosen_option in api_rows:

@@ -69,12 +69,14 @@ with api_tab:
 with gpu_tab:
     gpu = with_age(gpu_prices_json())
     st.dataframe(gpu[["id", "gpu", "provider", "kind", "price_per_hour", "gpus_per_instance", "as_of", "age_days",
-                      "stale", "source"]], hide_index=True, column_config={"source": st.column_config.LinkColumn()})  # fmt: skip
+                      "stale", "source"]], hide_index=True,
+                 column_config={"source": st.column_config.LinkColumn()})  # fmt: skip
     st.caption("US$ per GPU-hour; multi-GPU instances divided by their GPU count.")
 
 with yours_tab:
     st.markdown("Your prices replace catalog entries with the same id and add new ones. They stay in this session.")
-    upload = st.file_uploader("Price file (JSON or YAML, catalog schema) or LiteLLM's price map", type=["json", "yaml", "yml"])
+    upload = st.file_uploader("Price file (JSON or YAML, catalog schema) or LiteLLM's price map",
+                              type=["json", "yaml", "yml"])
     if upload is not None and st.button("Review prices", key="load_prices"):
         try:
             if upload.size > MAX_UPLOAD_BYTES:

@@ -32,16 +32,18 @@ from infercost.store import (
     save_scenario,
 )
 from infercost.ui.cached import catalog_json, estimate_json, show_input_error
-from infercost.ui.format import colour_map, fit_legend, show_table
-from infercost.ui.state import init_state, profile_document
+from infercost.ui.format import colour_map, fit_legend, options_shown, text_width_px
+from infercost.ui.state import WORKLOAD_DEFAULTS, init_state, profile_document
 
 FLASH = "scenario_flash"  # a message that survives the rerun after a change to the list
-SHOWN = ["scenario", "option", "kind", "cost_per_month", "cost_per_call", "cost_per_million_tokens", "fidelity",
-         "basis", "price_as_of"]  # fmt: skip
-MONEY = {
-    "cost_per_month": st.column_config.NumberColumn("US$/month", format="dollar"),
-    "cost_per_call": st.column_config.NumberColumn("US$/call", format="$%.6f"),
-    "cost_per_million_tokens": st.column_config.NumberColumn("US$/1M tokens", format="$%.3f"),
+SHOWN = ["scenario", "option", "kind", "cost_per_month", "cost_per_month_p10_p90", "basis", "cost_per_call",
+         "cost_per_million_tokens", "fidelity", "price_as_of"]  # fmt: skip
+MONEY = {  # text (options_shown): a setup without a cost reads "SLO not met", not a grey "None"
+    "cost_per_month": st.column_config.TextColumn("US$/month", alignment="right"),
+    "cost_per_month_p10_p90": st.column_config.TextColumn("P10–P90", help="The cost if the prediction erred as its "
+                                                          "measured p10 and p90"),
+    "cost_per_call": st.column_config.TextColumn("US$/call", alignment="right"),
+    "cost_per_million_tokens": st.column_config.TextColumn("US$/1M tokens", alignment="right"),
 }
 
 
@@ -103,7 +105,7 @@ catalog = catalog_json()
 yours = [entry["id"] for entry in st.session_state.get("price_overrides", [])]
 init_state(st.session_state, list(dict.fromkeys([entry["id"] for entry in catalog] + yours)))
 try:
-    apply_query_params(st.session_state, st.query_params)  # a shared link opened on this page
+    apply_query_params(st.session_state, st.query_params, WORKLOAD_DEFAULTS)  # a shared link opened on this page
 except InputError as error:
     show_input_error(error)
 
@@ -179,7 +181,9 @@ for scenario in picked:
     except InputError as error:
         show_input_error(error)
 comparison = compare_scenarios(estimates)
-show_table(comparison[SHOWN], hide_index=True, column_config=MONEY, key="comparison_table")
+shown = options_shown(comparison[SHOWN])
+widths = {column: {**MONEY[column], "width": text_width_px(shown[column])} for column in MONEY}  # never cut a value
+st.dataframe(shown, hide_index=True, column_config=widths, key="comparison_table")
 bars = comparison.dropna(subset=["cost_per_month"])
 figure = px.bar(bars, x="option", y="cost_per_month", color="scenario", barmode="group",
                 color_discrete_map=colour_map(bars["scenario"]),
