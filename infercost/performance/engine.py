@@ -179,11 +179,15 @@ def step_cost(shape: ModelShape, hardware: Hardware, *, dtype: str, kv_dtype: st
 
 
 
-def runtime_bytes_per_gpu(shape: ModelShape, step_tokens: float, *, context: bool = True) -> float:
-    """Memory a GPU's runtime keeps from the KV cache: its context (unless ``context`` is False) and the activation
-    buffers of the largest step (not sharded by tensor parallelism: each GPU holds the step's full hidden states)."""
-    activations = ACTIVATION_TENSORS_PER_TOKEN * step_tokens * shape.hidden_size * ACTIVATION_BYTES
-    return RUNTIME_CONTEXT_GB * 1e9 * context + activations
+def activation_bytes_per_gpu(shape: ModelShape, step_tokens: float) -> float:
+    """The activation buffers of a step of ``step_tokens`` tokens (not sharded by tensor parallelism: each GPU holds
+    the step's full hidden states)."""
+    return ACTIVATION_TENSORS_PER_TOKEN * step_tokens * shape.hidden_size * ACTIVATION_BYTES
+
+
+def runtime_bytes_per_gpu(shape: ModelShape, step_tokens: float) -> float:
+    """Memory a GPU's runtime keeps from the KV cache: its context and the activation buffers of the largest step."""
+    return RUNTIME_CONTEXT_GB * 1e9 + activation_bytes_per_gpu(shape, step_tokens)
 
 
 MIN_STEP_BUDGET = 2048  # tokens: trtllm-bench's and vLLM's smallest max_num_tokens
@@ -194,7 +198,7 @@ def step_budget_that_fits(shape: ModelShape, hardware: Hardware, *, dtype: str, 
     activation buffers would take more than a quarter of what the weights leave of a GPU's memory. On a small card
     one builds a smaller ``max_num_tokens`` rather than give the KV cache away (70B in 16 bits on eight L4s)."""
     free_per_gpu = hardware.memory_gb * 1e9 - weight_bytes(shape.n_params, dtype) / hardware.gpus
-    while budget > MIN_STEP_BUDGET and runtime_bytes_per_gpu(shape, budget, context=False) > free_per_gpu / 4:
+    while budget > MIN_STEP_BUDGET and activation_bytes_per_gpu(shape, budget) > free_per_gpu / 4:
         budget //= 2
     return budget
 
