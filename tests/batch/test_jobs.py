@@ -25,8 +25,11 @@ def test_a_10000_record_job_with_500s_drops_and_hangs_gets_every_record_once(tmp
     source = write_batch_file(tmp_path / "in.jsonl", 10_000)
     with scripted(error_every=97, drop_every=89, hang_every=991) as url:
         # a 2 s idle timeout still catches the ~10 injected hangs, and a busy 2-core machine's slow replies are not
-        # taken for hangs (at 0.5 s one record in 10,000 could time out on all its attempts)
-        created = batch.create_job(source, config(url, tmp_path / "out", read_timeout_s=2.0), price="gpt-4o-mini")
+        # taken for hangs (at 0.5 s one record in 10,000 could time out on all its attempts); the faults come every
+        # 97th, 89th and 991st request whoever sends it, so a retry meets another one time in 44, and with three
+        # attempts one of the ~225 records a first fault hits would fail on all of them about one run in nine
+        job = config(url, tmp_path / "out", read_timeout_s=2.0, max_attempts=6)
+        created = batch.create_job(source, job, price="gpt-4o-mini")
         status = batch.run_job(created["job_id"])
     ok, errors = read_outputs(Path(status["out_dir"]))
     assert status["status"] == "done" and status["counts"]["ok"] == 10_000
