@@ -282,14 +282,13 @@ def _tail_noise(traces: Sequence[Trace], observations: Sequence[Observation], co
         shares = []
         for trace, obs in zip(traces, observations, strict=True):
             mean_ms, p95_ms = getattr(obs, f"mean_{metric}_ms"), getattr(obs, f"p95_{metric}_ms")
-            if not (mean_ms and p95_ms):
+            if not (mean_ms and p95_ms) or obs.concurrency == 1:  # one user meets no noise to measure
                 continue
             factor = _ttft_factor(correction, obs.concurrency, obs.input_len) if metric == "ttft" else 1.0
             values = getattr(trace, metric) @ coefficients * factor
             simulated = float(np.percentile(values, 95) - values.mean())
             missing = max(p95_ms - mean_ms, 0.0) ** 2 - simulated**2
-            if obs.concurrency > 1:
-                shares.append(math.sqrt(max(missing, 0.0)) / mean_ms / _crowding(obs.concurrency))
+            shares.append(math.sqrt(max(missing, 0.0)) / mean_ms / _crowding(obs.concurrency))
         return statistics.median(shares) if shares else 0.0
 
     return noise("ttft"), noise("tpot")
@@ -303,6 +302,7 @@ def _crowding(concurrency: float) -> float:
 
 
 def _ttft_factor(correction: NDArray | None, concurrency: float, input_len: float) -> float:
+    """What the fitted TTFT correction multiplies a closed loop's simulated TTFT by at this load."""
     if correction is None:
         return 1.0
     return math.exp(float(_load_terms(concurrency, input_len) @ correction))
