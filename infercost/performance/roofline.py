@@ -58,6 +58,7 @@ GPU_NAME_PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("mi300x",), "MI300X"),
     (("mi325x",), "MI325X"),
     (("mi355x",), "MI355X"),
+    (("a100", "pcie", "40gb"), "A100 40GB PCIe"),
     (("a100", "40gb"), "A100 40GB"),
     (("a100", "pcie"), "A100 80GB PCIe"),
     (("a100",), "A100 80GB"),

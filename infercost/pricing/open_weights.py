@@ -14,7 +14,8 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Sequence
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Literal
 
 from infercost.errors import InputError
 from infercost.pricing.schema import ApiPrice
@@ -42,7 +43,8 @@ NO_PUBLIC_CHECKPOINT: tuple[tuple[str, str], ...] = (
     (r"^(mistral-large-3|mistral-large-4|mistral-large-4-0|mistral-small|mistral-tiny|zai-glm-5)$",
      "a Mistral API alias without a version (Mistral re-points these), or a version whose weights are not confirmed "
      "public"),
-    (r"^(mistral-medium|codestral|mistral-vibe)", "Mistral's closed models (Medium, Codestral 25.08, Vibe CLI endpoints)"),
+    (r"^(mistral-medium|codestral|mistral-vibe)",
+     "Mistral's closed models (Medium, Codestral 25.08, Vibe CLI endpoints)"),
     (r"^(gpt-|o\d|chatgpt)", "OpenAI's hosted models; only gpt-oss is open, and OpenAI's API does not serve it"),
     (r"^claude-", "Anthropic's Claude; the weights are not public"),
     (r"^gemini-(?!gemma)", "Google's Gemini; the weights are not public"),
@@ -50,6 +52,17 @@ NO_PUBLIC_CHECKPOINT: tuple[tuple[str, str], ...] = (
 )
 
 Match = Literal["exact", "same_architecture"]
+
+
+@dataclass(frozen=True)
+class WeightsOffers:
+    """The API offers of one model's weights: ``open_weights`` are the checkpoint ids the name resolved to (none when
+    it named only an architecture), ``offers`` each with how it matches."""
+
+    model: str
+    open_weights: tuple[str, ...]
+    architecture: str
+    offers: tuple[tuple[Match, ApiPrice], ...]
 
 
 def closed_reason(entry_id: str) -> str | None:
@@ -106,15 +119,14 @@ def resolve(model: str, prices: Sequence[ApiPrice]) -> tuple[set[str], str]:
     raise InputError("open-weights", f"no catalog offer serves {model!r}{hint}")
 
 
-def offers_of_weights(model: str, prices: Sequence[ApiPrice]) -> dict[str, Any]:
-    """Every offer of ``model``'s weights (``match: exact``) and of checkpoints with its architecture
+def offers_of_weights(model: str, prices: Sequence[ApiPrice]) -> WeightsOffers:
+    """Every offer of ``model``'s weights (``exact``) and of checkpoints with its architecture
     (``same_architecture``), exact first, then cheapest output price first."""
     exact, key = resolve(model, prices)
-    offers = []
-    for entry in prices:
-        if entry.open_weights is None or architecture_key(entry.open_weights) != key:
-            continue
-        match: Match = "exact" if entry.open_weights in exact else "same_architecture"
-        offers.append({"match": match, **entry.model_dump(mode="json")})
-    offers.sort(key=lambda o: (o["match"] != "exact", o["output_per_mtok"], o["input_per_mtok"], o["id"]))
-    return {"model": model, "open_weights": sorted(exact), "architecture": key, "offers": offers}
+    offers: list[tuple[Match, ApiPrice]] = [
+        ("exact" if entry.open_weights in exact else "same_architecture", entry)
+        for entry in prices
+        if entry.open_weights is not None and architecture_key(entry.open_weights) == key
+    ]
+    offers.sort(key=lambda o: (o[0] != "exact", o[1].output_per_mtok, o[1].input_per_mtok, o[1].id))
+    return WeightsOffers(model=model, open_weights=tuple(sorted(exact)), architecture=key, offers=tuple(offers))
