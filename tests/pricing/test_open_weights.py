@@ -112,3 +112,9 @@ def test_an_unknown_model_is_one_line_naming_close_names(cli):
     done = cli("prices", "--open-weights", "gpt-oss-130b", "--json")
     assert done.code == 2 and done.stdout == ""
     assert done.stderr.count("\n") == 1 and "open-weights" in done.stderr and "gpt-oss-120b" in done.stderr
+
+
+def test_prices_json_carries_open_weights(cli):
+    api = {row["id"]: row for row in cli("prices", "--json").json()["api"]}
+    assert api["groq/gpt-oss-120b"]["open_weights"] == "openai/gpt-oss-120b"
+    assert api["gpt-4o"]["open_weights"] is None
