@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if args.overrides:
         api = merge(api, load_api_overrides(args.overrides))
     today = dt.date.today()
-    if args.open_weights:
+    if args.open_weights is not None:
         found = offers_of_weights(args.open_weights, api)
         return {"model": found.model, "open_weights": list(found.open_weights), "architecture": found.architecture,
                 "offers": [{"match": match, **_with_age(entry, today)} for match, entry in found.offers]}  # fmt: skip

@@ -109,6 +109,8 @@ def resolve(model: str, prices: Sequence[ApiPrice]) -> tuple[set[str], str]:
     """(the checkpoint ids ``model`` names, its architecture key); an InputError with close names when the catalog
     serves neither that checkpoint nor one of its architecture."""
     typed = model.strip().lower()
+    if not typed:
+        raise InputError("open-weights", "give a model's Hugging Face id or name, e.g. openai/gpt-oss-120b")
     names = _lookup_names(prices)
     exact = names.get(typed, set())
     key = architecture_key(next(iter(exact))) if exact else architecture_key(typed)

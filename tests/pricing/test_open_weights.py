@@ -114,6 +114,11 @@ def test_an_unknown_model_is_one_line_naming_close_names(cli):
     assert done.stderr.count("\n") == 1 and "open-weights" in done.stderr and "gpt-oss-120b" in done.stderr
 
 
+def test_an_empty_model_is_an_error_not_the_whole_catalog(cli):
+    done = cli("prices", "--open-weights", " ", "--json")
+    assert done.code == 2 and done.stdout == "" and "open-weights: give a model" in done.stderr
+
+
 def test_prices_json_carries_open_weights(cli):
     api = {row["id"]: row for row in cli("prices", "--json").json()["api"]}
     assert api["groq/gpt-oss-120b"]["open_weights"] == "openai/gpt-oss-120b"
