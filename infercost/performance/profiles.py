@@ -27,6 +27,11 @@ from infercost.performance.validation import OfflineTable, Table, dtype_width
 
 BUNDLED_KINDS = ("measured", "published")
 POINT_FIELDS = ("concurrency", "request_throughput", "output_throughput", "total_token_throughput")
+# How a table's load was applied: a closed loop of N users (vLLM's --max-concurrency), Poisson arrivals at a request
+# rate (--request-rate), a burst of N requests sent at once with no cap (vllm bench serve without either), or an
+# offline batch inside the engine (trtllm-bench, vllm bench throughput).
+LOADS = ("closed_loop", "request_rate", "burst", "offline")
+ENGINE_KINDS = {"tensorrt-llm": "trtllm", "nim": "trtllm", "vllm": "vllm", "sglang": "sglang"}
 
 
 @dataclass(frozen=True)
@@ -47,13 +52,23 @@ class ThroughputProfile:
     run_id: str | None = None
     fingerprint: dict[str, Any] = field(default_factory=dict)
     notes: str = ""
-    load: str = "closed_loop"  # closed_loop: a sweep over concurrency; offline: everything queued at once
+    load: str = "closed_loop"  # one of LOADS
     engine_version: str | None = None
     pipeline_parallel: int = 1  # stages of a replica's GPUs (the rest is tensor parallelism)
+    engine_kind: str = ""  # vllm | sglang | trtllm, whatever the engine's display name says
+    tensor_parallel: int | None = None  # None: not stated (gpus_per_replica / pipeline_parallel, as before)
+    data_parallel: int = 1  # attention data-parallel ranks of a replica (vLLM/SGLang --data-parallel-size / --dp)
+    expert_parallel: int = 1  # ranks the experts are split over (1: none, or not a mixture of experts)
+    kv_dtype: str | None = None  # the KV cache's dtype where the source states it
+    derived: dict[str, str] = field(default_factory=dict)  # field -> how it was derived from the published ones
 
     @property
     def offline(self) -> bool:
         return self.load == "offline"
+
+    @property
+    def closed_loop(self) -> bool:
+        return self.load == "closed_loop"
 
     def latency_ms(self, point: dict[str, float]) -> dict[str, float]:
         return {k: float(v) for k, v in point.items() if k.endswith("_ms") and v is not None}
@@ -80,7 +95,18 @@ def _from_bundled(kind: str, slug: str, document: dict[str, Any]) -> ThroughputP
         load=document.get("load", "closed_loop"),
         engine_version=document.get("engine_version"),
         pipeline_parallel=int(document.get("pipeline_parallel") or 1),
+        engine_kind=document.get("engine_kind") or engine_kind(document.get("engine", "")),
+        tensor_parallel=document.get("tensor_parallel"),
+        data_parallel=int(document.get("data_parallel") or 1),
+        expert_parallel=int(document.get("expert_parallel") or 1),
+        kv_dtype=document.get("kv_dtype"),
+        derived=document.get("derived", {}),
     )
+
+
+def engine_kind(engine: str) -> str:
+    """An engine's display name (``NVIDIA NIM 1.8.0``, ``vLLM 0.16.0``) as vllm, sglang or trtllm."""
+    return ENGINE_KINDS[engine_preset(engine)[0]]
 
 
 def _point_order(point: dict[str, Any]) -> tuple[float, float, float]:
@@ -89,8 +115,9 @@ def _point_order(point: dict[str, Any]) -> tuple[float, float, float]:
 
 
 def closed_loop_profiles() -> tuple[ThroughputProfile, ...]:
-    """Bundled profiles a workload can be sized on: concurrency sweeps with latencies, not offline maxima."""
-    return tuple(p for p in bundled_profiles() if not p.offline)
+    """Bundled profiles a workload can be sized on: concurrency sweeps with latencies, not offline maxima, request
+    rates or bursts (their points have no concurrency)."""
+    return tuple(p for p in bundled_profiles() if p.closed_loop)
 
 
 @cache
@@ -235,7 +262,7 @@ def engine_setup(profile: ThroughputProfile) -> Setup:
 
 def observations(profile: ThroughputProfile) -> list[Observation]:
     """A closed-loop profile's points as the engine model fits them; points without throughput are left out."""
-    if profile.offline or not (profile.input_len and profile.output_len):
+    if not profile.closed_loop or not (profile.input_len and profile.output_len):
         raise InputError("run", f"{profile.id} has no closed-loop points at a known token shape")
     return [
         Observation(int(p["concurrency"]), round(profile.input_len), round(profile.output_len),
@@ -246,15 +273,42 @@ def observations(profile: ThroughputProfile) -> list[Observation]:
     ]
 
 
+def unpredictable_reason(profile: ThroughputProfile) -> str:
+    """Why the engine model cannot simulate a profile yet ("" when it can): an architecture it has no shape for (the
+    mixture-of-experts models of the published tables, for now), a layout it does not simulate (pipeline, attention
+    data or expert parallelism), a GPU without a datasheet, a dtype it has no bytes for, or no closed-loop points."""
+    if profile.pipeline_parallel > 1 or profile.data_parallel > 1 or profile.expert_parallel > 1:
+        return "layout not simulated (pipeline, attention data or expert parallelism)"
+    if not profile.closed_loop:
+        return f"{profile.load} load is not a closed loop"
+    try:
+        engine_setup(profile)
+        observations(profile)
+    except InputError as error:
+        return error.reason.split(";")[0]  # the list of known names after ';' would make every reason unique-long
+    return ""
+
+
+def validation_skips(profiles: Sequence[ThroughputProfile] | None = None) -> dict[str, int]:
+    """How many bundled tables ``validation_tables`` leaves out, per reason (``unpredictable_reason``, with the
+    model, GPU or dtype named)."""
+    skipped: dict[str, int] = {}
+    for profile in bundled_profiles() if profiles is None else profiles:
+        reason = "" if profile.offline else unpredictable_reason(profile)
+        if reason:
+            skipped[reason] = skipped.get(reason, 0) + 1
+    return dict(sorted(skipped.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
 def validation_tables(profiles: Sequence[ThroughputProfile] | None = None) -> list[Table]:
-    """Every closed-loop profile the engine model can simulate, as a table for ``validation``."""
+    """Every closed-loop profile the engine model can simulate, as a table for ``validation``; the others (see
+    ``validation_skips``) are left out."""
     tables = []
     for profile in closed_loop_profiles() if profiles is None else profiles:
-        try:
-            setup = engine_setup(profile)
-            points = observations(profile)
-        except InputError:
+        if unpredictable_reason(profile):
             continue
+        setup = engine_setup(profile)
+        points = observations(profile)
         engine, _ = engine_preset(profile.engine)
         # A release is part of the engine: NIM 1.8.0 queues a closed loop's prompts unlike the 2024 NIM releases
         # (Llama-3.3-70B on two H100s, 5000/500: mean TTFT 407 ms alone, 689 ms at 25 users; 2024's 70B on four
