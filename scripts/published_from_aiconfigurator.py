@@ -148,9 +148,9 @@ def table(key: tuple, members: list[tuple[dict, dict]], part: int) -> dict:
         level = int(provenance["silicon_concurrency"])
         ttft, tpot = float(row["silicon_ttft_ms"]), float(row["silicon_tpot_ms"])
         request_throughput = level / (ttft + (osl - 1) * tpot) * 1000
-        points.append({"concurrency": level, "request_throughput": round(request_throughput, 6),
-                       "output_throughput": round(request_throughput * osl, 4), "mean_ttft_ms": round(ttft, 4),
-                       "mean_tpot_ms": round(tpot, 4), "source_id": row["id"]})  # fmt: skip
+        points.append({"concurrency": level, "request_throughput": float(f"{request_throughput:.8g}"),
+                       "output_throughput": float(f"{request_throughput * osl:.8g}"), "mean_ttft_ms": ttft,
+                       "mean_tpot_ms": tpot, "source_id": row["id"]})  # latencies as the sample has them  # fmt: skip
     per_rank = [f"{row['batch_size']} at {p['silicon_concurrency']}" for row, p in members
                 if row["batch_size"] and int(row["batch_size"]) != int(p["silicon_concurrency"])]  # fmt: skip
     layout_text = (f"TP{parallel['tensor_parallel']} PP{parallel['pipeline_parallel']} "
@@ -198,11 +198,13 @@ def table(key: tuple, members: list[tuple[dict, dict]], part: int) -> dict:
         "engine_version": version,
         "dtype": dtype,
         "basis": "published",
+        "calibration_set": False,
         "load": "closed_loop",
         "source": SOURCE,
         "as_of": measured[-1] if measured else COMMIT_DATE,
         "input_len": isl,
         "output_len": osl,
+        "run": run if not part else f"{run}; repeat {part + 1}",
         "derived": DERIVED,
         "notes": notes,
         "points": points,

@@ -61,6 +61,10 @@ class ThroughputProfile:
     expert_parallel: int = 1  # ranks the experts are split over (1: none, or not a mixture of experts)
     kv_dtype: str | None = None  # the KV cache's dtype where the source states it
     derived: dict[str, str] = field(default_factory=dict)  # field -> how it was derived from the published ones
+    # Whether the engine model calibrates and validates on this table and sizes workloads on it by default. Tables
+    # bundled for issue 22 (MoE, vLLM/SGLang, AIConfigurator's sample, AMD) say false until the engine model covers
+    # them: they load and can be looked up by id, but they change no calibration, reference or default list yet.
+    calibration_set: bool = True
 
     @property
     def offline(self) -> bool:
@@ -101,6 +105,7 @@ def _from_bundled(kind: str, slug: str, document: dict[str, Any]) -> ThroughputP
         expert_parallel=int(document.get("expert_parallel") or 1),
         kv_dtype=document.get("kv_dtype"),
         derived=document.get("derived", {}),
+        calibration_set=bool(document.get("calibration_set", True)),
     )
 
 
@@ -116,8 +121,8 @@ def _point_order(point: dict[str, Any]) -> tuple[float, float, float]:
 
 def closed_loop_profiles() -> tuple[ThroughputProfile, ...]:
     """Bundled profiles a workload can be sized on: concurrency sweeps with latencies, not offline maxima, request
-    rates or bursts (their points have no concurrency)."""
-    return tuple(p for p in bundled_profiles() if p.closed_loop)
+    rates or bursts (their points have no concurrency); tables outside the calibration set are looked up by id only."""
+    return tuple(p for p in bundled_profiles() if p.closed_loop and p.calibration_set)
 
 
 @cache
@@ -276,7 +281,8 @@ def observations(profile: ThroughputProfile) -> list[Observation]:
 def unpredictable_reason(profile: ThroughputProfile) -> str:
     """Why the engine model cannot simulate a profile yet ("" when it can): an architecture it has no shape for (the
     mixture-of-experts models of the published tables, for now), a layout it does not simulate (pipeline, attention
-    data or expert parallelism), a GPU without a datasheet, a dtype it has no bytes for, or no closed-loop points."""
+    data or expert parallelism), a GPU without a datasheet, a dtype it has no bytes for, no closed-loop points, or,
+    for a table it could simulate, that the table is not in the calibration set yet."""
     if profile.pipeline_parallel > 1 or profile.data_parallel > 1 or profile.expert_parallel > 1:
         return "layout not simulated (pipeline, attention data or expert parallelism)"
     if not profile.closed_loop:
@@ -286,6 +292,8 @@ def unpredictable_reason(profile: ThroughputProfile) -> str:
         observations(profile)
     except InputError as error:
         return error.reason.split(";")[0]  # the list of known names after ';' would make every reason unique-long
+    if not profile.calibration_set:  # last: a table the model could simulate says only that it waits
+        return "simulable, not in the calibration set yet (bundled for issue 22)"
     return ""
 
 
@@ -334,13 +342,18 @@ def offline_tables(profiles: Sequence[ThroughputProfile] | None = None) -> list[
         setup, reason = None, ""
         if profile.pipeline_parallel > 1:
             reason = "pipeline parallelism is not simulated"
+        elif any(p.get("num_requests") for p in profile.points):
+            reason = "a sweep over the batch's request count, not one maximum per shape"
+        elif not profile.calibration_set:
+            reason = "not in the calibration set yet (bundled for issue 22)"
         else:
             try:
                 setup = engine_setup(profile)
             except InputError as error:
                 reason = str(error)
-        points = {(int(p["input_len"]), int(p["output_len"])): float(p["output_throughput"])
-                  for p in profile.points if p.get("output_throughput") and p.get("input_len") and p.get("output_len")}
+        points = {} if reason.startswith("a sweep") else {
+            (int(p["input_len"]), int(p["output_len"])): float(p["output_throughput"])
+            for p in profile.points if p.get("output_throughput") and p.get("input_len") and p.get("output_len")}
         family = (model, engine, dtype_width(dtype))
         tables.append(OfflineTable(profile.id, profile.engine_version or "", model, family, profile.hardware,
                                    profile.gpus_per_replica, dtype, points, setup, reason))  # fmt: skip
