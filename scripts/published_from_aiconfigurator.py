@@ -28,7 +28,6 @@ SOURCE = f"https://github.com/ai-dynamo/aiconfigurator/blob/{COMMIT}/{PATH}"
 COMMIT_DATE = "2026-07-14"  # the last commit that changed the file (0b077da5), before the pinned one
 GPUS = {"b200_sxm": "B200", "b300_sxm": "B300", "h100_sxm": "H100 SXM", "h200_sxm": "H200", "gb200": "GB200"}
 ENGINES = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM"}
-IMAGE_VERSION = re.compile(r"image=\S*?:(?:v|release[:-])?(\d+\.\d+[0-9a-z.]*?)(?:-cu\d+|-rocm\S*|-amd64)?(?:;|$)")
 DERIVED = {
     "request_throughput": "concurrency / (mean_ttft_ms + (output_len - 1) x mean_tpot_ms) x 1000: Little's law for "
                           "a closed loop whose requests all have exactly output_len tokens (the sample has no "
@@ -51,15 +50,11 @@ def source_fields(text: str) -> dict[str, str]:
     return fields
 
 
-def engine_version(row: dict[str, str], provenance: dict[str, str]) -> tuple[str | None, str]:
-    """The engine version and where it came from: the row's column, else the container image's tag."""
+def engine_version(row: dict[str, str]) -> tuple[str | None, str]:
+    """The engine version and where it came from (759 agg rows leave it blank and name no image either)."""
     if row["backend_version"]:
         return row["backend_version"], "column backend_version"
-    image = provenance.get("image", "")
-    match = IMAGE_VERSION.search(f"image={image}") if image else None
-    if match:
-        return match.group(1), f"the tag of image {image}"
-    return None, "not stated (no backend_version, no image)"
+    return None, "not stated (backend_version blank, no image named)"
 
 
 def dtype_of(row: dict[str, str]) -> tuple[str, str]:
@@ -92,7 +87,7 @@ def main(argv: list[str]) -> int:
         if "silicon_concurrency" not in provenance:
             skipped["no silicon_concurrency in its provenance (batch_size alone is per rank)"] += 1
             continue
-        version, _ = engine_version(row, provenance)
+        version, _ = engine_version(row)
         key = (row["model_path"], row["system"], row["backend"], version, *dtype_of(row),
                tuple(layout(row).items()), int(row["isl"]), int(row["osl"]))  # fmt: skip
         setups[key].append((row, provenance))
@@ -139,7 +134,7 @@ def table(key: tuple, members: list[tuple[dict, dict]], part: int) -> dict:
     model, system, backend, version, dtype, dtype_note, parallel, isl, osl = key
     parallel = dict(parallel)
     row0, provenance0 = members[0]
-    _, version_note = engine_version(row0, provenance0)
+    _, version_note = engine_version(row0)
     gpu, gpus = GPUS[system], parallel.pop("gpus")
     engine = f"{ENGINES[backend]} {version}" if version else ENGINES[backend]
     measured = sorted({p.get("measured", "")[:10] for _, p in members if p.get("measured")})
