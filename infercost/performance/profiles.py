@@ -127,7 +127,8 @@ def closed_loop_profiles() -> tuple[ThroughputProfile, ...]:
 
 @cache
 def bundled_profiles() -> tuple[ThroughputProfile, ...]:
-    """This project's own measurements first, then published tables."""
+    """This project's own measurements first, then published tables; tables held out of calibration last (so
+    whatever takes the first suitable profile keeps taking the one it took before issue 22's data)."""
     profiles = []
     root = resources.files("infercost.performance").joinpath("data")
     for kind in BUNDLED_KINDS:
@@ -138,7 +139,7 @@ def bundled_profiles() -> tuple[ThroughputProfile, ...]:
             if item.name.endswith(".json"):
                 document = json.loads(item.read_text(encoding="utf-8"))
                 profiles.append(_from_bundled(kind, item.name.removesuffix(".json"), document))
-    return tuple(profiles)
+    return tuple(sorted(profiles, key=lambda p: not p.calibration_set))  # a stable sort: file order otherwise
 
 
 def _median_point(summaries: list[dict[str, Any]]) -> dict[str, float]:
@@ -212,8 +213,11 @@ def find_profile(profile_id: str, db_path: str | Path | None = None) -> Throughp
         if profile.id == profile_id:
             return profile
     if profile_id.split(":", 1)[0] in BUNDLED_KINDS:
-        known = ", ".join(p.id for p in bundled_profiles()) or "none"
-        raise InputError("run", f"no bundled profile {profile_id!r}; bundled: {known}")
+        listed = [p.id for p in bundled_profiles() if p.calibration_set]  # over a thousand would drown the line
+        held_out = len(bundled_profiles()) - len(listed)
+        known = ", ".join(listed) or "none"
+        more = f" and {held_out} held out of calibration (their files in performance/data/published)" if held_out else ""
+        raise InputError("run", f"no bundled profile {profile_id!r}; bundled: {known}{more}")
     from infercost.store import connect, get_run
 
     db = connect(db_path)
