@@ -3,7 +3,11 @@
     C=7f37e6697725e58dd09b9ef190b62ce19f01d45e
     git --git-dir=MIRROR show $C:Deepseek-R1/raw_data/online_results.csv > online.csv
     git --git-dir=MIRROR show $C:Deepseek-R1/raw_data/offline_results.csv > offline.csv
-    python scripts/published_from_dstack.py online.csv offline.csv
+    python scripts/published_from_dstack.py online.csv offline.csv [QPS.csv 405B_OFFLINE.csv]
+
+The optional second pair is the same repository's Llama-3.1-405B comparison at commit 06c957ab
+(``comparison/h100sxm5_vs_mi300x/csv_data/qps_comparison.csv`` and ``throughput_comparsion.csv``): vLLM
+``benchmark_serving.py`` at request rates 16, 32 and 1000 on ShareGPT, and ``benchmark_throughput.py`` batches.
 
 ``online_results.csv`` holds ``sglang.bench_serving`` summaries (closed loops at ``--max-concurrency``, random prompts
 of exactly 3200 tokens, or SGLang's generated-shared-prefix prompts); ``offline_results.csv`` holds vLLM
@@ -194,12 +198,141 @@ def offline_tables(rows: list[dict[str, str]]) -> list[dict]:
     return tables
 
 
+LLAMA_COMMIT = "06c957ab51572ca18db9c1f4bb254a9eb86df4d7"
+LLAMA_BASE = f"https://github.com/dstackai/benchmarks/blob/{LLAMA_COMMIT}/comparison/h100sxm5_vs_mi300x"
+LLAMA_AS_OF = "2024-12-05"  # the last commit that changed csv_data ("Clean directory structure", 85a2fe17)
+# The comparison's GPU labels, as its README describes them; "2FP8-amd" rows are not described there and are left out.
+LLAMA_SETUPS = {
+    "8xH100 1FP8-meta": dict(gpu="H100 SXM", gpus=8, model="meta-llama/Llama-3.1-405B-FP8",
+                             version="0.6.3.post2.dev308+gb489fc3c",
+                             launch="nvcr.io/nvidia/pytorch:23.10-py3 with vLLM, vllm serve --tensor-parallel-size 8 "
+                                    "--max-model-len 91680 (chunked prefill on, max-num-batched-tokens 512, "
+                                    "max-num-seqs 512 per the CSV)"),
+    "8xMi300x 1FP8-meta": dict(gpu="MI300X", gpus=8, model="meta-llama/Llama-3.1-405B-FP8",
+                               version="0.6.3.dev109+gcb3b2b9b.d20241010",
+                               launch="ghcr.io/embeddedllm/vllm-rocm:cb3b2b9, vllm serve -tp 8 "
+                                      "--enable-chunked-prefill=False --num-scheduler-step 15 --max-num-seqs 1024"),
+    "8xMi300x 1FP8-amd": dict(gpu="MI300X", gpus=8, model="amd/Llama-3.1-405B-Instruct-FP8-KV",
+                              version="0.6.4.dev4+gc9fc1608",
+                              launch="vLLM -tp 8, num-scheduler-step 15 (serving) / 1 (offline), max-num-seqs 1024"),
+    "4xMi300x 1FP8-amd": dict(gpu="MI300X", gpus=4, model="amd/Llama-3.1-405B-Instruct-FP8-KV", version=None,
+                              launch="vLLM -tp 4, num-scheduler-step 15, max-num-seqs 1024 (the README gives no "
+                                     "environment for the 4-GPU runs: version not stated)"),
+}  # fmt: skip
+LLAMA_SETUPS["8xMi300 1FP8-amd"] = LLAMA_SETUPS["8xMi300x 1FP8-amd"]  # the offline CSV's spelling
+
+
+def llama_engine(setup: dict) -> dict:
+    return {"engine": f"vLLM {setup['version']}" if setup["version"] else "vLLM", "engine_kind": "vllm",
+            "engine_version": setup["version"]}
+
+
+def llama_slug(setup: dict, what: str) -> str:
+    return (f"dstack-vllm-llama-3.1-405b-{'amd-fp8-kv' if setup['model'].startswith('amd/') else 'fp8'}-"
+            f"{setup['gpus']}x{setup['gpu'].lower().replace(' ', '-')}-{what}")
+
+
+def request_rate_tables(rows: list[dict[str, str]]) -> list[dict]:
+    """vLLM benchmark_serving.py at a request rate (Poisson arrivals, no concurrency cap), ShareGPT prompts."""
+    groups: dict[str, list[dict[str, str]]] = defaultdict(list)
+    for row in rows:
+        if row["gpu"] in LLAMA_SETUPS:
+            groups[row["gpu"]].append(row)
+    tables = []
+    for label, members in sorted(groups.items()):
+        setup = LLAMA_SETUPS[label]
+        points = []
+        for row in sorted(members, key=lambda r: number(r["request_rate"])):
+            completed = number(row["completed"])
+            point = {"request_rate": number(row["request_rate"]),
+                     "input_len": float(f"{number(row['total_input_tokens']) / completed:.8g}"),
+                     "output_len": float(f"{number(row['total_output_tokens']) / completed:.8g}"),
+                     "request_throughput": number(row["request_throughput"]),
+                     "output_throughput": number(row["output_throughput"]),
+                     "total_token_throughput": number(row["total_token_throughput"])}  # fmt: skip
+            for name in ("ttft", "tpot", "itl"):
+                for stat in ("mean", "median", "p99"):
+                    point[f"{stat}_{name}_ms"] = number(row[f"{stat}_{name}_ms"])
+            points.append(point)
+        tables.append({
+            "_slug": llama_slug(setup, "sharegpt-request-rate"),
+            "schema_version": 1,
+            "name": f"Llama-3.1-405B FP8 ({setup['model']}), vLLM, {setup['gpus']}x {setup['gpu']}, TP"
+                    f"{setup['gpus']}, ShareGPT at request rates 16/32/1000 (dstack benchmark)",
+            "model": setup["model"], "hardware": setup["gpu"], "gpus_per_replica": setup["gpus"],
+            "tensor_parallel": setup["gpus"], "pipeline_parallel": 1, **llama_engine(setup),
+            "dtype": "fp8", "basis": "published", "calibration_set": False, "load": "request_rate",
+            "source": f"{LLAMA_BASE}/csv_data/qps_comparison.csv", "as_of": LLAMA_AS_OF,
+            "input_len": None, "output_len": None,
+            "notes": (
+                f"dstack's Llama-3.1-405B comparison of 8x H100 SXM5 and MI300X (csv_data/qps_comparison.csv, rows "
+                f"'{label}'; environment and commands from the README at the pinned commit). {setup['launch']}. "
+                f"Load: vLLM benchmark_serving.py --dataset-name sharegpt --num-prompts 1000 --request-rate QPS "
+                f"(Poisson arrivals, no concurrency cap; 1000/s is in effect a burst of all 1000 prompts). Prompts "
+                f"and outputs vary in length: each point's input_len/output_len are the means total tokens / "
+                f"completed (derived); outputs end at the model's EOS, so the two checkpoints' lengths differ "
+                f"(about 121 vs 180 tokens per request for the same prompts). Latencies are the summary's mean, "
+                f"median and p99. With 15-step multi-step scheduling the MI300X runs' mean TPOT is far above the "
+                f"median (e.g. 1569 vs 418 ms at 16/s for the meta checkpoint): a few requests stall. Little's law "
+                f"cannot be checked: an open loop, and the CSV has no end-to-end latency."
+            ),
+            "derived": {"output_throughput": "the CSV's own; input_len/output_len per point = total tokens / "
+                                             "completed"},
+            "points": points,
+        })  # fmt: skip
+    return tables
+
+
+def llama_offline_tables(rows: list[dict[str, str]]) -> list[dict]:
+    groups: dict[tuple, list[dict[str, str]]] = defaultdict(list)
+    for row in rows:
+        if row["gpu"] in LLAMA_SETUPS:
+            groups[(LLAMA_SETUPS[row["gpu"]]["model"], LLAMA_SETUPS[row["gpu"]]["gpu"],
+                    LLAMA_SETUPS[row["gpu"]]["gpus"], row["gpu"], int(row["input_len"]),
+                    int(row["output_len"]))].append(row)  # fmt: skip
+    tables = []
+    for (_, _, _, label, input_len, output_len), members in sorted(groups.items()):
+        setup = LLAMA_SETUPS[label]
+        points = [{"concurrency": None, "num_requests": int(row["num_requests"]), "input_len": input_len,
+                   "output_len": output_len, "request_throughput": number(row["requests_per_second"]),
+                   "output_throughput": float(f"{number(row['requests_per_second']) * output_len:.8g}"),
+                   "total_token_throughput": number(row["tokens_per_second"])}
+                  for row in sorted(members, key=lambda r: int(r["num_requests"]))]  # fmt: skip
+        tables.append({
+            "_slug": llama_slug(setup, f"offline-{input_len}in-{output_len}out"),
+            "schema_version": 1,
+            "name": f"Llama-3.1-405B FP8 ({setup['model']}), vLLM, {setup['gpus']}x {setup['gpu']}, TP"
+                    f"{setup['gpus']}, offline batches, {input_len} in / {output_len} out (dstack benchmark)",
+            "model": setup["model"], "hardware": setup["gpu"], "gpus_per_replica": setup["gpus"],
+            "tensor_parallel": setup["gpus"], "pipeline_parallel": 1, **llama_engine(setup),
+            "dtype": "fp8", "basis": "published", "calibration_set": False, "load": "offline",
+            "source": f"{LLAMA_BASE}/csv_data/throughput_comparsion.csv", "as_of": LLAMA_AS_OF,
+            "input_len": None, "output_len": None,
+            "notes": (
+                f"dstack's Llama-3.1-405B comparison (csv_data/throughput_comparsion.csv, rows '{label}'; commands "
+                f"from the README at the pinned commit): vLLM benchmark_throughput.py --input-len {input_len} "
+                f"--output-len {output_len} --tensor-parallel-size {setup['gpus']} --max-model-len 91680 "
+                f"--num-prompts N (MI300X: --enforce-eager; --num-scheduler-step 15 for the meta checkpoint, 1 "
+                f"otherwise). {setup['launch']}. One point per batch size N. request_throughput is the CSV's "
+                f"requests_per_second; total_token_throughput its tokens_per_second (prompt and output tokens: "
+                f"total_num_tokens = N x (input + output)); output_throughput derived as requests_per_second x "
+                f"{output_len}."
+            ),
+            "derived": {"output_throughput": f"requests_per_second x output_len ({output_len})"},
+            "points": points,
+        })  # fmt: skip
+    return tables
+
+
 def main(argv: list[str]) -> int:
     online = list(csv.DictReader(open(argv[0], encoding="utf-8-sig")))
     offline = list(csv.DictReader(open(argv[1], encoding="utf-8-sig")))
     for old in OUT.glob("dstack-*.json"):
         old.unlink()
     tables = online_tables(online) + offline_tables(offline)
+    if len(argv) == 4:
+        tables += request_rate_tables(list(csv.DictReader(open(argv[2], encoding="utf-8-sig"))))
+        tables += llama_offline_tables(list(csv.DictReader(open(argv[3], encoding="utf-8-sig"))))
     for document in tables:
         path = OUT / f"{document.pop('_slug')}.json"
         path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")

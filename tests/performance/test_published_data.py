@@ -61,9 +61,9 @@ def little_gap(point: dict) -> float:
     return point["concurrency"] / point["request_throughput"] / (point["mean_e2el_ms"] / 1000) - 1
 
 
-def test_there_are_published_tables_of_both_kinds():
+def test_there_are_published_tables_of_every_kind():
     loads = [load(path)["load"] for path in FILES]
-    assert loads.count("closed_loop") >= 70 and loads.count("offline") >= 40
+    assert loads.count("closed_loop") >= 70 and loads.count("offline") >= 40 and loads.count("request_rate") >= 1
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
@@ -163,6 +163,21 @@ def test_request_latency_is_ttft_plus_the_gaps_between_output_tokens(path):
         if {"mean_ttft_ms", "mean_tpot_ms", "mean_e2el_ms"} <= point.keys():
             rebuilt = point["mean_ttft_ms"] + (table["output_len"] - 1) * point["mean_tpot_ms"]
             assert rebuilt == pytest.approx(point["mean_e2el_ms"], rel=0.01), point["concurrency"]
+
+
+REQUEST_RATE = [path for path in FILES if load(path)["load"] == "request_rate"]
+
+
+@pytest.mark.parametrize("path", REQUEST_RATE, ids=lambda p: p.stem)
+def test_a_request_rate_table_has_one_point_per_rate_and_serves_no_more_than_arrives(path):
+    table = load(path)
+    rates = [point["request_rate"] for point in table["points"]]
+    assert len(set(rates)) == len(rates), "a request rate appears twice"
+    for point in table["points"]:
+        assert "concurrency" not in point  # an open loop: the arrivals set the load, not a user count
+        output_len = point.get("output_len") or table["output_len"]
+        assert point["output_throughput"] == pytest.approx(point["request_throughput"] * output_len, rel=0.01)
+        assert point["request_throughput"] <= point["request_rate"] * 1.05
 
 
 @pytest.mark.parametrize("path", OFFLINE, ids=lambda p: p.stem)
