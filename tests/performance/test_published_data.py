@@ -61,13 +61,33 @@ def little_gap(point: dict) -> float:
     return point["concurrency"] / point["request_throughput"] / (point["mean_e2el_ms"] / 1000) - 1
 
 
+# Over a thousand tables, each checked by several rules: one test per table and rule would be ~8,000 test cases (minutes
+# of pytest overhead alone), so each test takes a chunk of tables and names the table that breaks the rule.
+CHUNK = 40
+
+
+def chunked(paths: list[Path]) -> list[tuple[Path, ...]]:
+    return [tuple(paths[i:i + CHUNK]) for i in range(0, len(paths), CHUNK)]
+
+
+def chunk_id(chunk: tuple[Path, ...]) -> str:
+    return chunk[0].stem if len(chunk) == 1 else f"{chunk[0].stem}+{len(chunk) - 1}"
+
+
+def each(chunk: tuple[Path, ...], check) -> None:
+    for path in chunk:
+        try:
+            check(path)
+        except AssertionError as error:
+            raise AssertionError(f"{path.name}: {error}") from error
+
+
 def test_there_are_published_tables_of_every_kind():
     loads = [load(path)["load"] for path in FILES]
     assert loads.count("closed_loop") >= 70 and loads.count("offline") >= 40 and loads.count("request_rate") >= 1
 
 
-@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
-def test_a_table_is_sourced_pinned_dated_and_named(path):
+def check_a_table_is_sourced_pinned_dated_and_named(path: Path) -> None:
     table = load(path)
     assert table["schema_version"] == 1 and table["basis"] == "published"
     assert table["source"].startswith("https://"), table["source"]
@@ -82,8 +102,7 @@ def test_a_table_is_sourced_pinned_dated_and_named(path):
     assert table["points"]
 
 
-@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
-def test_the_engine_kind_and_layout_agree_with_the_engine_and_the_gpu_count(path):
+def check_the_engine_kind_and_layout_agree_with_the_engine_and_the_gpu_count(path: Path) -> None:
     table = load(path)
     if "engine_kind" in table:  # vllm | sglang | trtllm, the same engine the display name says
         assert table["engine_kind"] == ENGINE_KINDS[engine_preset(table["engine"])[0]], table["engine"]
@@ -104,8 +123,7 @@ def test_derivations_name_the_derived_field():
         assert set(load(path).get("derived", {})) <= {"request_throughput", "output_throughput"}, path.name
 
 
-@pytest.mark.parametrize("path", LITTLE_DERIVED, ids=lambda p: p.stem)
-def test_a_throughput_derived_by_littles_law_is_what_the_latencies_give(path):
+def check_a_throughput_derived_by_littles_law_is_what_the_latencies_give(path: Path) -> None:
     """AIConfigurator's sample publishes latencies only; the throughput derived from them must follow from them."""
     table = load(path)
     assert "Little's law" in table["notes"]
@@ -114,8 +132,7 @@ def test_a_throughput_derived_by_littles_law_is_what_the_latencies_give(path):
         assert point["request_throughput"] == pytest.approx(point["concurrency"] / latency_ms * 1000, rel=1e-5)
 
 
-@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
-def test_every_number_is_positive_and_finite(path):
+def check_every_number_is_positive_and_finite(path: Path) -> None:
     for point in load(path)["points"]:
         for key, value in point.items():
             if key == "concurrency" and value is None:
@@ -131,8 +148,7 @@ CLOSED_LOOP = [path for path in FILES if load(path)["load"] == "closed_loop"]
 OFFLINE = [path for path in FILES if load(path)["load"] == "offline"]
 
 
-@pytest.mark.parametrize("path", CLOSED_LOOP, ids=lambda p: p.stem)
-def test_a_closed_loop_sweep_has_one_point_per_concurrency(path):
+def check_a_closed_loop_sweep_has_one_point_per_concurrency(path: Path) -> None:
     table = load(path)
     levels = [point["concurrency"] for point in table["points"]]
     assert all(isinstance(level, int) and level >= 1 for level in levels)
@@ -142,8 +158,7 @@ def test_a_closed_loop_sweep_has_one_point_per_concurrency(path):
         assert point["output_throughput"] == pytest.approx(point["request_throughput"] * table["output_len"], rel=0.01)
 
 
-@pytest.mark.parametrize("path", CLOSED_LOOP, ids=lambda p: p.stem)
-def test_closed_loop_latencies_obey_littles_law(path):
+def check_closed_loop_latencies_obey_littles_law(path: Path) -> None:
     table = load(path)
     points = [point for point in table["points"] if "mean_e2el_ms" in point]
     for point in points:
@@ -155,8 +170,7 @@ def test_closed_loop_latencies_obey_littles_law(path):
         assert "Little's law" in table["notes"], "a table whose latencies break Little's law must say so"
 
 
-@pytest.mark.parametrize("path", CLOSED_LOOP, ids=lambda p: p.stem)
-def test_request_latency_is_ttft_plus_the_gaps_between_output_tokens(path):
+def check_request_latency_is_ttft_plus_the_gaps_between_output_tokens(path: Path) -> None:
     """genai-perf's inter-token latency is (latency - TTFT) / (output tokens - 1) per request: vLLM's TPOT."""
     table = load(path)
     for point in table["points"]:
@@ -168,8 +182,7 @@ def test_request_latency_is_ttft_plus_the_gaps_between_output_tokens(path):
 REQUEST_RATE = [path for path in FILES if load(path)["load"] == "request_rate"]
 
 
-@pytest.mark.parametrize("path", REQUEST_RATE, ids=lambda p: p.stem)
-def test_a_request_rate_table_has_one_point_per_rate_and_serves_no_more_than_arrives(path):
+def check_a_request_rate_table_has_one_point_per_rate_and_serves_no_more_than_arrives(path: Path) -> None:
     table = load(path)
     rates = [point["request_rate"] for point in table["points"]]
     assert len(set(rates)) == len(rates), "a request rate appears twice"
@@ -180,8 +193,7 @@ def test_a_request_rate_table_has_one_point_per_rate_and_serves_no_more_than_arr
         assert point["request_throughput"] <= point["request_rate"] * 1.05
 
 
-@pytest.mark.parametrize("path", OFFLINE, ids=lambda p: p.stem)
-def test_an_offline_table_gives_each_points_lengths_and_no_concurrency(path):
+def check_an_offline_table_gives_each_points_lengths_and_no_concurrency(path: Path) -> None:
     table = load(path)
     shapes = [(point["input_len"], point["output_len"], point.get("num_requests")) for point in table["points"]]
     assert len(set(shapes)) == len(shapes), "a token shape (and batch size) appears twice"
@@ -203,3 +215,48 @@ def test_no_two_tables_describe_the_same_setup():
                table.get("run"), frozenset((p.get("input_len"), p.get("output_len")) for p in table["points"]))  # fmt: skip
         assert key not in seen, f"{path.name} repeats {seen.get(key)}"
         seen[key] = path.name
+
+
+@pytest.mark.parametrize("chunk", chunked(FILES), ids=chunk_id)
+def test_a_table_is_sourced_pinned_dated_and_named(chunk):
+    each(chunk, check_a_table_is_sourced_pinned_dated_and_named)
+
+
+@pytest.mark.parametrize("chunk", chunked(FILES), ids=chunk_id)
+def test_the_engine_kind_and_layout_agree_with_the_engine_and_the_gpu_count(chunk):
+    each(chunk, check_the_engine_kind_and_layout_agree_with_the_engine_and_the_gpu_count)
+
+
+@pytest.mark.parametrize("chunk", chunked(LITTLE_DERIVED), ids=chunk_id)
+def test_a_throughput_derived_by_littles_law_is_what_the_latencies_give(chunk):
+    each(chunk, check_a_throughput_derived_by_littles_law_is_what_the_latencies_give)
+
+
+@pytest.mark.parametrize("chunk", chunked(FILES), ids=chunk_id)
+def test_every_number_is_positive_and_finite(chunk):
+    each(chunk, check_every_number_is_positive_and_finite)
+
+
+@pytest.mark.parametrize("chunk", chunked(CLOSED_LOOP), ids=chunk_id)
+def test_a_closed_loop_sweep_has_one_point_per_concurrency(chunk):
+    each(chunk, check_a_closed_loop_sweep_has_one_point_per_concurrency)
+
+
+@pytest.mark.parametrize("chunk", chunked(CLOSED_LOOP), ids=chunk_id)
+def test_closed_loop_latencies_obey_littles_law(chunk):
+    each(chunk, check_closed_loop_latencies_obey_littles_law)
+
+
+@pytest.mark.parametrize("chunk", chunked(CLOSED_LOOP), ids=chunk_id)
+def test_request_latency_is_ttft_plus_the_gaps_between_output_tokens(chunk):
+    each(chunk, check_request_latency_is_ttft_plus_the_gaps_between_output_tokens)
+
+
+@pytest.mark.parametrize("chunk", chunked(REQUEST_RATE), ids=chunk_id)
+def test_a_request_rate_table_has_one_point_per_rate_and_serves_no_more_than_arrives(chunk):
+    each(chunk, check_a_request_rate_table_has_one_point_per_rate_and_serves_no_more_than_arrives)
+
+
+@pytest.mark.parametrize("chunk", chunked(OFFLINE), ids=chunk_id)
+def test_an_offline_table_gives_each_points_lengths_and_no_concurrency(chunk):
+    each(chunk, check_an_offline_table_gives_each_points_lengths_and_no_concurrency)
