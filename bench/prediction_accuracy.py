@@ -5,7 +5,8 @@
     python -m bench.prediction_accuracy --transfer shape --json
 
 Prints how many bundled tables the engine model cannot simulate yet, per reason (an architecture it has no shape
-for, a layout or dtype it does not simulate, a GPU without a datasheet), then, per transfer (shape, one_shape, gpu), the median, p90 and max |relative error| of request throughput,
+for, a layout or dtype it does not simulate, a GPU without a datasheet), then, per transfer (shape, one_shape, gpu),
+the median, p90 and max |relative error| of request throughput,
 mean/p95 TTFT and mean/p95 TPOT, the cross-GPU best-throughput ratio error, and whether each target is met. With the
 gpu transfer it also checks the offline cross-GPU ratio: TensorRT-LLM's perf-overview throughput of H200, GH200, A100
 and L40S relative to H100 at the same shape, predicted from H100 closed-loop calibrations alone (per-GPU median signed

@@ -60,7 +60,8 @@ def engine_version(row: dict[str, str]) -> tuple[str | None, str]:
 def dtype_of(row: dict[str, str]) -> tuple[str, str]:
     precision = row["precision"]
     if precision:
-        return precision, f"precision {precision}, GEMM {row['gemm_quant_mode'] or '-'}, MoE {row['moe_quant_mode'] or '-'}"
+        gemm, moe = row["gemm_quant_mode"] or "-", row["moe_quant_mode"] or "-"
+        return precision, f"precision {precision}, GEMM {gemm}, MoE {moe}"
     return "bf16", "precision left blank and no quantisation named: unquantised BF16 weights assumed"
 
 
@@ -70,8 +71,9 @@ def layout(row: dict[str, str]) -> dict[str, int]:
         return int(row[field]) if row[field] not in ("", "0") else 1
 
     tp, pp, dp = number("tp_size"), number("pp_size"), number("attention_dp_size")
-    return {"tensor_parallel": tp, "pipeline_parallel": pp, "data_parallel": dp, "expert_parallel": number("moe_ep_size"),
-            "moe_tensor_parallel": number("moe_tp_size"), "gpus": tp * pp * dp}  # fmt: skip
+    return {"tensor_parallel": tp, "pipeline_parallel": pp, "data_parallel": dp,
+            "expert_parallel": number("moe_ep_size"), "moe_tensor_parallel": number("moe_tp_size"),
+            "gpus": tp * pp * dp}  # fmt: skip
 
 
 def slug_part(text: str) -> str:

@@ -117,9 +117,11 @@ def online_tables(rows: list[dict[str, str]]) -> list[dict]:
         prompts = ("SGLang's generated-shared-prefix prompts (--gsp-num-groups 10 --gsp-prompts-per-group 50 "
                    "--gsp-system-prompt-len 2000 --gsp-question-len 1200 --gsp-output-len 800): each group of 50 "
                    "shares a 2000-token system prompt, so a prefix cache can skip most of a prompt's prefill; "
-                   f"input_len is the mean prompt length total_input_tokens / completed ({', '.join(f'{x:.1f}' for x in input_lens)})"
+                   "input_len is the mean prompt length total_input_tokens / completed "
+                   f"({', '.join(f'{x:.1f}' for x in input_lens)})"
                    if shared else
-                   f"random prompts of exactly 3200 tokens and outputs of exactly {output_len} (--random-range-ratio 1)")  # fmt: skip
+                   f"random prompts of exactly 3200 tokens and outputs of exactly {output_len} "
+                   "(--random-range-ratio 1)")  # fmt: skip
         completed = sorted({r["completed"] for r in members})
         notes = (
             f"dstack's DeepSeek-R1 benchmark (raw_data/online_results.csv at the pinned commit; engine details and "
@@ -139,7 +141,8 @@ def online_tables(rows: list[dict[str, str]]) -> list[dict]:
         if "499" in completed:
             notes += " One request failed (499 of 500 completed)."
         kind = "sharedprefix" if shared else "random"
-        slug = f"dstack-{setup['engine_kind']}-deepseek-r1-8x{GPUS[gpu].lower()}-fp8-{kind}-{input_len}in-{output_len}out"
+        slug = (f"dstack-{setup['engine_kind']}-deepseek-r1-8x{GPUS[gpu].lower()}-fp8-{kind}-{input_len}in-"
+                f"{output_len}out")
         tables.append({
             "_slug": slug,
             "schema_version": 1,
@@ -176,7 +179,8 @@ def offline_tables(rows: list[dict[str, str]]) -> list[dict]:
             "_slug": f"dstack-{setup['engine_kind']}-deepseek-r1-8x{GPUS[gpu].lower()}-{dtype}-offline-{input_len}in-"
                      f"{output_len}out",
             "schema_version": 1,
-            "name": f"DeepSeek-R1, {setup['engine']}, 8x {GPUS[gpu]}, {dtype.upper()} TP8, offline batches, {input_len} in / "
+            "name": f"DeepSeek-R1, {setup['engine']}, 8x {GPUS[gpu]}, {dtype.upper()} TP8, offline batches, "
+                    f"{input_len} in / "
                     f"{output_len} out (dstack benchmark)",
             "model": MODEL, "hardware": GPUS[gpu], "gpus_per_replica": 8, **parallel,
             "engine": setup["engine"], "engine_kind": setup["engine_kind"], "engine_version": setup["engine_version"],
@@ -186,8 +190,9 @@ def offline_tables(rows: list[dict[str, str]]) -> list[dict]:
                 f"dstack's DeepSeek-R1 benchmark (raw_data/offline_results.csv at the pinned commit; engine details "
                 f"from Deepseek-R1/README.md there). {GPUS[gpu]} x8, {setup['launch']}; vLLM's benchmark_throughput.py "
                 f"(dstack's copy, which also drives SGLang's offline engine; TensorRT-LLM has its own port) "
-                f"--max-model-len 32768 with --num-prompts N: N prompts of exactly {input_len} tokens submitted at once, each generating "
-                f"exactly {output_len}; one point per N (num_requests). request_throughput is the CSV's "
+                f"--max-model-len 32768 with --num-prompts N: N prompts of exactly {input_len} tokens submitted at "
+                f"once, each generating exactly {output_len}; one point per N (num_requests). "
+                f"request_throughput is the CSV's "
                 f"requests_per_second, total_token_throughput its tokens_per_second (prompt and output tokens), "
                 f"output_throughput derived as total_output_tokens / elapsed_time. The engine versions are the "
                 f"serving runs' (the README does not give the offline runs' separately)."
@@ -232,6 +237,20 @@ def llama_slug(setup: dict, what: str) -> str:
             f"{setup['gpus']}x{setup['gpu'].lower().replace(' ', '-')}-{what}")
 
 
+def llama_table(setup: dict, what: str, title: str, load: str, csv_name: str) -> dict:
+    """What every table of the 405B comparison shares: the setup, the engine, the source file, no table-wide shape."""
+    return {
+        "_slug": llama_slug(setup, what),
+        "schema_version": 1,
+        "name": f"Llama-3.1-405B FP8 ({setup['model']}), vLLM, {setup['gpus']}x {setup['gpu']}, TP{setup['gpus']}, "
+                f"{title} (dstack benchmark)",
+        "model": setup["model"], "hardware": setup["gpu"], "gpus_per_replica": setup["gpus"],
+        "tensor_parallel": setup["gpus"], "pipeline_parallel": 1, **llama_engine(setup),
+        "dtype": "fp8", "basis": "published", "calibration_set": False, "load": load,
+        "source": f"{LLAMA_BASE}/csv_data/{csv_name}", "as_of": LLAMA_AS_OF, "input_len": None, "output_len": None,
+    }  # fmt: skip
+
+
 def request_rate_tables(rows: list[dict[str, str]]) -> list[dict]:
     """vLLM benchmark_serving.py at a request rate (Poisson arrivals, no concurrency cap), ShareGPT prompts."""
     groups: dict[str, list[dict[str, str]]] = defaultdict(list)
@@ -255,15 +274,8 @@ def request_rate_tables(rows: list[dict[str, str]]) -> list[dict]:
                     point[f"{stat}_{name}_ms"] = number(row[f"{stat}_{name}_ms"])
             points.append(point)
         tables.append({
-            "_slug": llama_slug(setup, "sharegpt-request-rate"),
-            "schema_version": 1,
-            "name": f"Llama-3.1-405B FP8 ({setup['model']}), vLLM, {setup['gpus']}x {setup['gpu']}, TP"
-                    f"{setup['gpus']}, ShareGPT at request rates 16/32/1000 (dstack benchmark)",
-            "model": setup["model"], "hardware": setup["gpu"], "gpus_per_replica": setup["gpus"],
-            "tensor_parallel": setup["gpus"], "pipeline_parallel": 1, **llama_engine(setup),
-            "dtype": "fp8", "basis": "published", "calibration_set": False, "load": "request_rate",
-            "source": f"{LLAMA_BASE}/csv_data/qps_comparison.csv", "as_of": LLAMA_AS_OF,
-            "input_len": None, "output_len": None,
+            **llama_table(setup, "sharegpt-request-rate", "ShareGPT at request rates 16/32/1000", "request_rate",
+                          "qps_comparison.csv"),
             "notes": (
                 f"dstack's Llama-3.1-405B comparison of 8x H100 SXM5 and MI300X (csv_data/qps_comparison.csv, rows "
                 f"'{label}'; environment and commands from the README at the pinned commit). {setup['launch']}. "
@@ -299,15 +311,9 @@ def llama_offline_tables(rows: list[dict[str, str]]) -> list[dict]:
                    "total_token_throughput": number(row["tokens_per_second"])}
                   for row in sorted(members, key=lambda r: int(r["num_requests"]))]  # fmt: skip
         tables.append({
-            "_slug": llama_slug(setup, f"offline-{input_len}in-{output_len}out"),
-            "schema_version": 1,
-            "name": f"Llama-3.1-405B FP8 ({setup['model']}), vLLM, {setup['gpus']}x {setup['gpu']}, TP"
-                    f"{setup['gpus']}, offline batches, {input_len} in / {output_len} out (dstack benchmark)",
-            "model": setup["model"], "hardware": setup["gpu"], "gpus_per_replica": setup["gpus"],
-            "tensor_parallel": setup["gpus"], "pipeline_parallel": 1, **llama_engine(setup),
-            "dtype": "fp8", "basis": "published", "calibration_set": False, "load": "offline",
-            "source": f"{LLAMA_BASE}/csv_data/throughput_comparsion.csv", "as_of": LLAMA_AS_OF,
-            "input_len": None, "output_len": None,
+            **llama_table(setup, f"offline-{input_len}in-{output_len}out",
+                          f"offline batches, {input_len} in / {output_len} out", "offline",
+                          "throughput_comparsion.csv"),
             "notes": (
                 f"dstack's Llama-3.1-405B comparison (csv_data/throughput_comparsion.csv, rows '{label}'; commands "
                 f"from the README at the pinned commit): vLLM benchmark_throughput.py --input-len {input_len} "

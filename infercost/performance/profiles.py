@@ -216,7 +216,7 @@ def find_profile(profile_id: str, db_path: str | Path | None = None) -> Throughp
         listed = [p.id for p in bundled_profiles() if p.calibration_set]  # over a thousand would drown the line
         held_out = len(bundled_profiles()) - len(listed)
         known = ", ".join(listed) or "none"
-        more = f" and {held_out} held out of calibration (their files in performance/data/published)" if held_out else ""
+        more = f" and {held_out} held out of calibration (files in performance/data/published)" if held_out else ""
         raise InputError("run", f"no bundled profile {profile_id!r}; bundled: {known}{more}")
     from infercost.store import connect, get_run
 

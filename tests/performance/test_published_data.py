@@ -212,51 +212,26 @@ def test_no_two_tables_describe_the_same_setup():
         key = (table["model"], table["hardware"], table["gpus_per_replica"],
                *(table.get(field, 1) for field in PARALLEL_FIELDS), table["dtype"], table["engine"],
                table["engine_version"], table["load"], table["input_len"], table["output_len"],
-               table.get("run"), frozenset((p.get("input_len"), p.get("output_len")) for p in table["points"]))  # fmt: skip
+               table.get("run"),
+               frozenset((p.get("input_len"), p.get("output_len")) for p in table["points"]))  # fmt: skip
         assert key not in seen, f"{path.name} repeats {seen.get(key)}"
         seen[key] = path.name
 
 
-@pytest.mark.parametrize("chunk", chunked(FILES), ids=chunk_id)
-def test_a_table_is_sourced_pinned_dated_and_named(chunk):
-    each(chunk, check_a_table_is_sourced_pinned_dated_and_named)
+RULES = [
+    (check_a_table_is_sourced_pinned_dated_and_named, FILES),
+    (check_the_engine_kind_and_layout_agree_with_the_engine_and_the_gpu_count, FILES),
+    (check_a_throughput_derived_by_littles_law_is_what_the_latencies_give, LITTLE_DERIVED),
+    (check_every_number_is_positive_and_finite, FILES),
+    (check_a_closed_loop_sweep_has_one_point_per_concurrency, CLOSED_LOOP),
+    (check_closed_loop_latencies_obey_littles_law, CLOSED_LOOP),
+    (check_request_latency_is_ttft_plus_the_gaps_between_output_tokens, CLOSED_LOOP),
+    (check_a_request_rate_table_has_one_point_per_rate_and_serves_no_more_than_arrives, REQUEST_RATE),
+    (check_an_offline_table_gives_each_points_lengths_and_no_concurrency, OFFLINE),
+]
 
 
-@pytest.mark.parametrize("chunk", chunked(FILES), ids=chunk_id)
-def test_the_engine_kind_and_layout_agree_with_the_engine_and_the_gpu_count(chunk):
-    each(chunk, check_the_engine_kind_and_layout_agree_with_the_engine_and_the_gpu_count)
-
-
-@pytest.mark.parametrize("chunk", chunked(LITTLE_DERIVED), ids=chunk_id)
-def test_a_throughput_derived_by_littles_law_is_what_the_latencies_give(chunk):
-    each(chunk, check_a_throughput_derived_by_littles_law_is_what_the_latencies_give)
-
-
-@pytest.mark.parametrize("chunk", chunked(FILES), ids=chunk_id)
-def test_every_number_is_positive_and_finite(chunk):
-    each(chunk, check_every_number_is_positive_and_finite)
-
-
-@pytest.mark.parametrize("chunk", chunked(CLOSED_LOOP), ids=chunk_id)
-def test_a_closed_loop_sweep_has_one_point_per_concurrency(chunk):
-    each(chunk, check_a_closed_loop_sweep_has_one_point_per_concurrency)
-
-
-@pytest.mark.parametrize("chunk", chunked(CLOSED_LOOP), ids=chunk_id)
-def test_closed_loop_latencies_obey_littles_law(chunk):
-    each(chunk, check_closed_loop_latencies_obey_littles_law)
-
-
-@pytest.mark.parametrize("chunk", chunked(CLOSED_LOOP), ids=chunk_id)
-def test_request_latency_is_ttft_plus_the_gaps_between_output_tokens(chunk):
-    each(chunk, check_request_latency_is_ttft_plus_the_gaps_between_output_tokens)
-
-
-@pytest.mark.parametrize("chunk", chunked(REQUEST_RATE), ids=chunk_id)
-def test_a_request_rate_table_has_one_point_per_rate_and_serves_no_more_than_arrives(chunk):
-    each(chunk, check_a_request_rate_table_has_one_point_per_rate_and_serves_no_more_than_arrives)
-
-
-@pytest.mark.parametrize("chunk", chunked(OFFLINE), ids=chunk_id)
-def test_an_offline_table_gives_each_points_lengths_and_no_concurrency(chunk):
-    each(chunk, check_an_offline_table_gives_each_points_lengths_and_no_concurrency)
+@pytest.mark.parametrize(("check", "chunk"), [(check, chunk) for check, files in RULES for chunk in chunked(files)],
+                         ids=lambda value: chunk_id(value) if isinstance(value, tuple) else value.__name__[6:])
+def test_every_table_keeps_each_rule(check, chunk):
+    each(chunk, check)
