@@ -32,7 +32,7 @@ def save_upload(name: str, data: bytes) -> Path:
     if not data:
         raise InputError("file", f"{name}: file is empty")
     safe = re.sub(r"[^A-Za-z0-9._-]", "_", Path(name).name)[-100:] or "input.jsonl"
-    folder = home_dir() / "batch-inputs"
+    folder = home_dir(create=True) / "batch-inputs"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{hashlib.sha256(data).hexdigest()[:16]}-{safe}"
     if not path.exists():
@@ -58,7 +58,7 @@ def start_in_background(job_id: str, *, db_path: str | Path | None = None, retry
     command = [sys.executable, "-m", "infercost", "batch", "retry-failed" if retry_failed else "resume", job_id]
     if db_path:
         command += ["--db", str(db_path)]
-    log = home_dir() / "batch-logs"
+    log = home_dir(create=True) / "batch-logs"
     log.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     with open(log / f"{job_id}.log", "ab") as out:
