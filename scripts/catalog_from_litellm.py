@@ -28,6 +28,7 @@ sys.path.insert(0, str(ROOT))
 from infercost.pricing.litellm import (  # noqa: E402
     LITELLM_URL,
     catalog_id,
+    covered_text_model,
     import_litellm,
     select_catalog,
 )
@@ -121,14 +122,8 @@ def build(map_file: Path) -> tuple[list[ApiPrice], dict[str, str]]:
     order = {model_id: index for index, model_id in enumerate(kept)}
     entries = sorted(selected.entries, key=lambda e: (order.get(e.id, len(order)), e.provider, e.id))
     built = [apply_choices(entry, document[entry.litellm_key], choices, ids) for entry in entries]
-    covered = {key: reason for key, reason in selected.skipped.items() if _covered(document.get(key))}
+    covered = {key: reason for key, reason in selected.skipped.items() if covered_text_model(document, key)}
     return built, covered
-
-
-def _covered(raw: Any) -> bool:
-    from infercost.pricing.litellm import PROVIDERS, TEXT_MODES
-
-    return isinstance(raw, dict) and raw.get("litellm_provider") in PROVIDERS and raw.get("mode") in TEXT_MODES
 
 
 def _compact(entry: ApiPrice) -> dict[str, Any]:
