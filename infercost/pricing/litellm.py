@@ -52,7 +52,7 @@ TEXT_MODES = ("chat", "completion", "responses")
 NOT_TEXT_MODELS: tuple[tuple[str, str], ...] = (
     (r"^ft:", "a fine-tuned model's rate, not a base model"),
     (r"audio|realtime|tts|lyria|omni|voxtral", "an audio or omni-modal model"),
-    (r"search|deep-research|computer-use|robotics", "a tool or agent product, not a plain text model"),
+    (r"(^|[-/])search|deep-research|computer-use|robotics", "a tool or agent product, not a plain text model"),
     (r"image|embed|transcri|moderation|ocr|rerank", "not a text-generation model"),
     (r"(^|[-/])(latest|auto|auto-instant|firerouter)$|-latest-", "a moving alias or router, not one model"),
     (r"fp8-draft|-draft-", "a speculative-decoding draft model"),

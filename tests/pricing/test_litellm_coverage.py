@@ -57,3 +57,17 @@ def test_aliases_and_legacy_completions_models_carry_their_reason(key: str, reas
 def test_the_importer_names_an_alias_by_what_it_stands_for() -> None:
     imported = import_litellm_document({"claude-opus-latest": MAP["claude-opus-latest"]}, as_of=dt.date(2026, 11, 20))
     assert imported.skipped == {"claude-opus-latest": "a moving alias of claude-opus-5-5, not one model"}
+
+
+@pytest.mark.parametrize(("key", "text_model"), [
+    ("gpt-rosalind-research", True),  # "research" holds "search": it was taken for a search tool
+    ("nebius/NousResearch/Hermes-4-70B", True),  # and so was every NousResearch model
+    ("deepinfra/NousResearch/Hermes-3-Llama-3.1-70B", True),
+    ("gpt-4o-search-preview", False),
+    ("gpt-5-search-api", False),
+    ("o3-deep-research", False),
+])
+def test_only_search_products_are_search_tools(key: str, text_model: bool) -> None:
+    imported = import_litellm_document({key: MAP[key]}, as_of=dt.date(2026, 11, 20))
+    assert bool(imported.entries) is text_model, imported.skipped
+    assert (key in HELD) is text_model
