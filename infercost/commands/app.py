@@ -59,5 +59,5 @@ def run(args: argparse.Namespace) -> None:
     print(f"infercost: http://{args.host}:{args.port}", file=sys.stderr)
     sys.stderr.flush()
     command = streamlit_command(args.host, args.port)
-    env = {**os.environ, LOCAL_PATHS_ENV: "1" if args.allow_local_paths else "0"}
+    env = {**os.environ, **({LOCAL_PATHS_ENV: "1"} if args.allow_local_paths else {})}  # or set by the operator
     os.execve(command[0], command, env)
