@@ -117,10 +117,15 @@ def json_nesting(data: bytes) -> int:
     return max(accumulate(steps), default=0)
 
 
-def _json(text: str, name: str) -> Any:
+def check_nesting(text: str, name: str) -> None:
+    """Refuse JSON nested deeper than ``MAX_NESTING`` before ``json.loads`` sees it (it raises RecursionError)."""
     depth = json_nesting(text.encode("utf-8", "surrogatepass"))
     if depth > MAX_NESTING:
         raise InputError(name, f"nested {depth} levels deep; a profile or price file needs at most {MAX_NESTING}")
+
+
+def _json(text: str, name: str) -> Any:
+    check_nesting(text, name)
     try:
         return json.loads(text, parse_int=_json_int)
     except json.JSONDecodeError as error:

@@ -44,6 +44,7 @@ LatencyLimitMs = bounded(0, MS_PER_DAY, "an SLO over a day is no limit", above=T
 RequestsPerS = bounded(0, 1e7, "requests/s of one replica; 0 means it served none")
 TokensPerS = bounded(0, 1e9, "output tokens/s of one replica")
 Concurrency = bounded(0, 1e6, "requests in flight on one replica", above=True)
+MIN_VOLUME = 1e-3  # calls a day, tokens or characters per call: smaller and nonzero is a typo or a denormal
 MIN_REQUESTS_PER_S = 1e-6  # one request in 11.6 days: slower than that is not a measured throughput
 
 
@@ -173,7 +174,7 @@ class PriceOverride(BaseModel):
 
 class Profile(_Strict):
     name: str = "workload"
-    calls_per_day: float = Field(gt=0, le=1e12)
+    calls_per_day: float = Field(gt=0, le=1e12)  # and at least MIN_CALLS_PER_DAY (``_volumes_that_count``)
     prompt_tokens: float | None = Field(default=None, ge=0, le=1e8)
     prompt_chars: float | None = Field(default=None, ge=0, le=1e9)
     language: str | None = None
@@ -194,6 +195,16 @@ class Profile(_Strict):
     api_models: list[str] | None = None
     prices: list[PriceOverride] = Field(default_factory=list)
     self_host: list[SelfHost] = Field(default_factory=list)
+
+    @field_validator("calls_per_day", "prompt_tokens", "prompt_chars", "output_tokens", "reasoning_tokens")
+    @classmethod
+    def _volumes_that_count(cls, value: float | None, info: Any) -> float | None:
+        """A volume is 0 or at least a thousandth (of a call a day, of a token per call): a denormal such as
+        5e-324 calls a day makes the day's tokens underflow to 0 while a GPU is still billed for it."""
+        if value is not None and 0 < value < MIN_VOLUME:
+            raise ValueError(f"must be 0 or at least {MIN_VOLUME:g}" if info.field_name != "calls_per_day" else
+                             f"must be at least {MIN_VOLUME:g} (one call in about three years)")
+        return value
 
     @model_validator(mode="after")
     def _one_prompt_description(self) -> Profile:

@@ -12,6 +12,7 @@ from collections.abc import Mapping, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 from infercost.errors import InputError
+from infercost.files import MAX_DOCUMENT_BYTES, check_nesting
 from infercost.profile import Profile, parse_profile
 
 if TYPE_CHECKING:
@@ -95,6 +96,9 @@ def _json_value(field: str, text: str) -> Any:
     def no_constants(name: str) -> Any:
         raise ValueError(f"{name} is not a number")
 
+    if len(text) > MAX_DOCUMENT_BYTES:
+        raise InputError(field, f"longer than {MAX_DOCUMENT_BYTES // 2**20} MiB")
+    check_nesting(text, field)  # a link with thousands of "[" would raise RecursionError at the top of every page
     try:
         return json.loads(text, parse_constant=no_constants)
     except ValueError as error:

@@ -28,6 +28,7 @@ sys.path.insert(0, str(ROOT))
 from infercost.pricing.litellm import (  # noqa: E402
     LITELLM_URL,
     catalog_id,
+    covered_text_model,
     import_litellm,
     select_catalog,
 )
@@ -134,14 +135,8 @@ def build(map_file: Path) -> tuple[list[ApiPrice], dict[str, str]]:
     weights = current_open_weights()
     built = [apply_choices(entry, document[entry.litellm_key], choices, ids).model_copy(
         update={"open_weights": weights.get(entry.id)}) for entry in entries]  # fmt: skip
-    covered = {key: reason for key, reason in selected.skipped.items() if _covered(document.get(key))}
+    covered = {key: reason for key, reason in selected.skipped.items() if covered_text_model(document, key)}
     return built, covered
-
-
-def _covered(raw: Any) -> bool:
-    from infercost.pricing.litellm import PROVIDERS, TEXT_MODES
-
-    return isinstance(raw, dict) and raw.get("litellm_provider") in PROVIDERS and raw.get("mode") in TEXT_MODES
 
 
 def _compact(entry: ApiPrice) -> dict[str, Any]:

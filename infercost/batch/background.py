@@ -22,6 +22,27 @@ from infercost.home import home_dir
 
 MAX_UPLOAD_BYTES = 200 * 2**20
 ROOT = Path(__file__).resolve().parents[2]
+LOCAL_PATHS_ENV = "INFERCOST_APP_LOCAL_PATHS"  # "1": the app may read any path here (``app --allow-local-paths``)
+
+
+def uploads_dir() -> Path:
+    """Where the app keeps uploaded inputs: the only files a person using the app may name, unless the operator
+    turned on ``LOCAL_PATHS_ENV``. Created on first use."""
+    folder = home_dir(create=True) / "batch-inputs"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def readable_input(path: Path) -> Path:
+    """``path`` if the app may read it: anyone who reaches the app could otherwise have any file this process can
+    read sent to a URL of their choice. Symlinks and ``..`` are resolved before the check."""
+    if os.environ.get(LOCAL_PATHS_ENV) == "1":
+        return path.expanduser()
+    folder, resolved = uploads_dir().resolve(), path.expanduser().resolve()
+    if not resolved.is_relative_to(folder):
+        raise InputError("input_path", f"only files in the app's upload folder ({folder}) can be named; to read any "
+                                       "path on this machine, start the app with --allow-local-paths")
+    return resolved
 
 
 def save_upload(name: str, data: bytes) -> Path:
@@ -32,9 +53,7 @@ def save_upload(name: str, data: bytes) -> Path:
     if not data:
         raise InputError("file", f"{name}: file is empty")
     safe = re.sub(r"[^A-Za-z0-9._-]", "_", Path(name).name)[-100:] or "input.jsonl"
-    folder = home_dir() / "batch-inputs"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{hashlib.sha256(data).hexdigest()[:16]}-{safe}"
+    path = uploads_dir() / f"{hashlib.sha256(data).hexdigest()[:16]}-{safe}"
     if not path.exists():
         path.write_bytes(data)
     return path
@@ -58,7 +77,7 @@ def start_in_background(job_id: str, *, db_path: str | Path | None = None, retry
     command = [sys.executable, "-m", "infercost", "batch", "retry-failed" if retry_failed else "resume", job_id]
     if db_path:
         command += ["--db", str(db_path)]
-    log = home_dir() / "batch-logs"
+    log = home_dir(create=True) / "batch-logs"
     log.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     with open(log / f"{job_id}.log", "ab") as out:

@@ -23,6 +23,7 @@ from infercost.batch.pricing import resolve_pricing, resolve_tokenizer
 from infercost.batch.progress import Progress
 from infercost.batch.send import HEADERS, send_record
 from infercost.errors import InputError
+from infercost.runner.credentials import Credentials
 from infercost.runner.http import HttpClient
 from infercost.store import connect
 from infercost.store import jobs as store_jobs
@@ -38,8 +39,9 @@ PLAN_COLUMNS = ("idx", "shard", "attempts", "pass", "n_in_est")
 
 
 @dataclass
-class JobConfig:
-    """How the job runs; stored with the job so ``resume`` runs it the same way."""
+class JobConfig(Credentials):
+    """How the job runs; stored with the job so ``resume`` runs it the same way (a ``base_url`` with credentials is
+    refused: ``Credentials`` takes them out, and a job that could not send them on resume is no use)."""
 
     base_url: str | None
     model: str
@@ -76,6 +78,9 @@ class JobConfig:
             return
         if not self.base_url:
             raise InputError("base-url", "is required (the server to send to), unless --backend transformers")
+        if self._basic:  # a job is resumed from what is stored, often by another process: it could not send them
+            raise InputError("base-url", "credentials in the URL are never stored, so a resumed job could not send "
+                                         "them; put the API key in $OPENAI_API_KEY instead")
         try:
             HttpClient(self.base_url)
         except ValueError as error:
@@ -372,10 +377,7 @@ def _executor(config: JobConfig):
 
 async def run_local(job: JobRun, works: Iterator[Work], *, should_stop: Callable[[], str | None]) -> str | None:
     client = HttpClient(job.config.base_url, read_timeout=job.config.read_timeout_s)
-    headers = dict(HEADERS)
-    key = os.environ.get(job.config.api_key_env) if job.config.api_key_env else None
-    if key:  # read from the environment at start; never stored
-        headers["Authorization"] = f"Bearer {key}"
+    headers = {**HEADERS, **job.config.auth_headers()}  # read at start; never stored
     try:
         return await drive(works, send=lambda w: send_record(client, w.record, w.n_in_est, headers),
                            concurrency=job.config.concurrency, max_attempts=job.config.max_attempts,

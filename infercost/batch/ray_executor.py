@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import math
-import os
 import queue
 import threading
 from collections.abc import Awaitable, Callable, Iterator
@@ -97,10 +96,7 @@ class _TaskPool:
         self.slots = max(1, int(ray.cluster_resources().get("CPU", 1)))
         self.per_task = max(1, math.ceil(job.config.concurrency / self.slots))
         self.config = job.config
-        self.headers = dict(HEADERS)
-        key = os.environ.get(job.config.api_key_env) if job.config.api_key_env else None
-        if key:  # goes to the workers with the task, never into the store
-            self.headers["Authorization"] = f"Bearer {key}"
+        self.headers = {**HEADERS, **job.config.auth_headers()}  # to the workers with the task, never stored
 
     def submit(self, shard: list[Work]) -> tuple[Any, Callable[[], None]]:
         generator = self.task.remote(shard, self.config.base_url, self.headers, self.per_task,

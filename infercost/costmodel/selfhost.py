@@ -82,7 +82,7 @@ def size_self_host(setup: SelfHostSetup, volumes: TokenVolumes, *, days_per_mont
     day = scale_day(setup, point.request_throughput, float(volumes.attempts_per_day))
     per_day = day.gpu_hours_per_day * setup.gpu_price_per_hour
     total_tokens = float(volumes.total_tokens_per_day)
-    per_mtok = per_day / (total_tokens / 1e6) if total_tokens > 0 else 0.0
+    per_mtok = per_day * 1e6 / total_tokens if total_tokens > 0 else 0.0  # total / 1e6 can underflow to 0
     return SelfHostEstimate(point, True, max(day.replicas_per_hour), day.gpu_hours_per_day, per_day,
                             per_day * days_per_month, per_mtok, list(day.warnings), day.replicas_per_hour,
                             day.unserved_attempts_per_day)  # fmt: skip

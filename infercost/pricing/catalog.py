@@ -133,7 +133,7 @@ def save_home_overrides(entries: Sequence[BaseModel], filename: str) -> Path:
     """Merge ``entries`` into the overrides file under ``$INFERCOST_HOME`` (same id replaced); never bundled data."""
     model = type(entries[0]) if entries else ApiPrice
     merged = merge(home_overrides(model, filename), entries)
-    path = home_dir() / filename
+    path = home_dir(create=True) / filename
     document = {"schema_version": 1, "entries": [entry.model_dump(mode="json", exclude_none=True) for entry in merged]}
     path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return path

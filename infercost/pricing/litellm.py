@@ -34,6 +34,7 @@ MAX_TOKENS = 100_000_000
 # LiteLLM provider -> (catalog provider name, id prefix for hosts of open models or None for first-party ids)
 PROVIDERS: dict[str, tuple[str, str | None]] = {
     "openai": ("OpenAI", None),
+    "text-completion-openai": ("OpenAI", None),  # OpenAI's /completions models (gpt-3.5-turbo-instruct, davinci-002)
     "anthropic": ("Anthropic", None),
     "gemini": ("Google", None),
     "xai": ("xAI", None),
@@ -51,7 +52,7 @@ TEXT_MODES = ("chat", "completion", "responses")
 NOT_TEXT_MODELS: tuple[tuple[str, str], ...] = (
     (r"^ft:", "a fine-tuned model's rate, not a base model"),
     (r"audio|realtime|tts|lyria|omni|voxtral", "an audio or omni-modal model"),
-    (r"search|deep-research|computer-use|robotics", "a tool or agent product, not a plain text model"),
+    (r"(^|[-/])search|deep-research|computer-use|robotics", "a tool or agent product, not a plain text model"),
     (r"image|embed|transcri|moderation|ocr|rerank", "not a text-generation model"),
     (r"(^|[-/])(latest|auto|auto-instant|firerouter)$|-latest-", "a moving alias or router, not one model"),
     (r"fp8-draft|-draft-", "a speculative-decoding draft model"),
@@ -270,6 +271,21 @@ def _text_model_reason(model_key: str, raw: Mapping[str, Any]) -> str | None:
     return next((reason for pattern, reason in NOT_TEXT_MODELS if re.search(pattern, name)), None)
 
 
+def _alias_target(raw: Mapping[str, Any]) -> str | None:
+    """The key an alias entry (``{"alias_of": "claude-opus-5-5"}``: no provider, no mode, no prices) stands for."""
+    target = raw.get("alias_of")
+    return target if isinstance(target, str) else None
+
+
+def covered_text_model(document: Mapping[Any, Any], model_key: Any) -> bool:
+    """Whether a map key is a text model of a provider the catalog covers, an alias judged by what it stands for:
+    each such key is in the catalog or in ``litellm_excluded.json`` with its reason."""
+    raw = document.get(model_key)
+    target = _alias_target(raw) if isinstance(raw, dict) else None
+    raw = document.get(target) if target else raw
+    return isinstance(raw, dict) and raw.get("litellm_provider") in PROVIDERS and raw.get("mode") in TEXT_MODES
+
+
 def _document(path: str | Path) -> Mapping[Any, Any]:
     document = read_document(path)
     if not isinstance(document, dict):
@@ -293,6 +309,8 @@ def import_litellm_document(document: Mapping[Any, Any], *, as_of: dt.date, sour
             result.skipped[label] = "model name: expected text"
         elif not isinstance(raw, dict):
             result.skipped[label] = "expected an object of prices"
+        elif target := _alias_target(raw):
+            result.skipped[label] = f"a moving alias of {target}, not one model"
         elif reason := _text_model_reason(model_key, raw):
             result.skipped[label] = reason
         else:

@@ -257,7 +257,7 @@ class HttpClient:
         self.port = parts.port or (443 if parts.scheme == "https" else 80)
         self.ssl = ssl.create_default_context() if parts.scheme == "https" else None
         self.prefix = parts.path.rstrip("/")
-        self.host_header = parts.netloc
+        self.host_header = parts.netloc.rpartition("@")[2]  # never userinfo: credentials have a header of their own
         self.connect_timeout = connect_timeout
         self.read_timeout = read_timeout
         self.total_timeout = total_timeout

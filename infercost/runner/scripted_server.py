@@ -75,6 +75,8 @@ class Script:
     stall_every: int = 0
     degrade_per_s: float = 0.0  # TTFT and the token gap grow by this fraction per second since the server started
     ttft_ms_per_input_token: float = 0.0  # prefill: TTFT = ttft_ms + this × the prompt's words
+    require_auth: str | None = None  # the exact Authorization header every request must send (and a Host header
+    # that is this server's host:port, nothing more), or get a 401
     vary_when_busy: int = 0  # a request arriving with this many streams already running (0: never) gets an output
     # of its own from half way on, as batched kernels can change a greedy output under load
 
@@ -164,7 +166,7 @@ _BAD_TOKEN_EVENTS = {  # sent once, half way through an otherwise good stream
 
 class ScriptedServer:
     def __init__(self, script: Script, *, host: str = "127.0.0.1", port: int = 0, log: Path | None = None) -> None:
-        self.script = script
+        self.script, self.host = script, host
         self.listener = socket.create_server((host, port), backlog=1024)
         self.listener.setblocking(False)
         self.port = self.listener.getsockname()[1]
@@ -234,7 +236,21 @@ class ScriptedServer:
         conn.close_after = headers.get("connection", "").lower() == "close"
         conn.auth = "authorization" in headers  # logged as a yes/no: the server never keeps a key either
         conn.auth_value = headers.get("authorization", "") if self.script.fault == "echo_auth" else ""
+        refused = self._refused(headers)
+        if refused:
+            self._reply(conn, 401, {"error": {"message": refused}})
+            return
         self._route(conn, method, path.split("?")[0], body, t_recv)
+
+    def _refused(self, headers: dict[str, str]) -> str | None:
+        """Why ``require_auth`` refuses these headers (the value sent is never repeated); None when it accepts."""
+        if self.script.require_auth is None:
+            return None
+        if headers.get("host") != f"{self.host}:{self.port}":
+            return f"the Host header is not {self.host}:{self.port}"
+        if headers.get("authorization") != self.script.require_auth:
+            return "wrong or missing Authorization header"
+        return None
 
     # -- responses ----------------------------------------------------------------------------------------------
     def _route(self, conn: _Conn, method: str, path: str, body: bytes, t_recv: float) -> None:

@@ -207,7 +207,7 @@ class Sweep:
 
     async def run(self) -> None:
         """Start the backend first: a server that cannot be reached leaves no empty run behind."""
-        secrets = [self.config.options.api_key() or ""]
+        secrets = self.config.options.secrets()
         self.writer = RecordWriter(self.db_path, secrets)
         try:
             engine = await self.backend.start()
@@ -390,7 +390,7 @@ def create_run(config: SweepConfig, db_path: str | Path | None, engine: dict[str
     try:
         return store.create_run(db, backend=config.backend, model=config.options.model, config=_config_dict(config),
                                 hardware=hardware, engine=engine or {}, plan=plan,
-                                secrets=[config.options.api_key() or ""])
+                                secrets=config.options.secrets())
     finally:
         db.close()
 

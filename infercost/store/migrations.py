@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import Connection, inspect, text
 
+from infercost.errors import InputError
+
 if TYPE_CHECKING:
     from alembic.config import Config
 
@@ -83,9 +85,19 @@ def upgrade(connection: Connection) -> list[str]:
 
     config = _config(connection)
     script = ScriptDirectory.from_config(config)
+    _refuse_newer(before, {rev.revision for rev in script.walk_revisions()})
     todo = [rev.revision for rev in script.iterate_revisions("heads", ",".join(before) or "base")][::-1]
     command.upgrade(config, "heads")
     return todo
+
+
+def _refuse_newer(recorded: frozenset[str], known: set[str]) -> None:
+    """A revision this version does not know was written by a newer infercost (a teammate migrated the shared
+    store): upgrading or reading it could only go wrong, so say what to do instead of Alembic's traceback."""
+    unknown = sorted(recorded - known)
+    if unknown:
+        raise InputError("db", f"written by a newer version of infercost (revision {', '.join(unknown)}); "
+                               "upgrade infercost")
 
 
 def _adopt_legacy(connection: Connection) -> frozenset[str]:

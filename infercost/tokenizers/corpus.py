@@ -40,6 +40,8 @@ MAX_RECORD_BYTES = 8 * 2**20  # one prompt of 8 MiB is ~2M tokens, past every co
 MAX_TEXT_BYTES = 32 * 2**20  # a whole file counted as one text
 BATCH_BYTES = 2 * 2**20  # text per library batch call: big enough to keep both cores busy
 BATCH_RECORDS = 8192
+PARQUET_DECODED_FLOOR_BYTES = 64 * 2**20  # text any Parquet file may decode to …
+PARQUET_DECODED_PER_FILE_BYTE = 100  # … plus this much per byte of the file (zstd text is ~4x; labels repeat more)
 MAX_SKIPPED_LISTED = 100
 HISTOGRAM_BINS = 40
 FORMATS = {".txt": "txt", ".text": "txt", ".md": "txt", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl",
@@ -402,27 +404,61 @@ def parquet_records(source: Source, field: str | None, skip: Collector) -> Itera
     kind = parquet.schema_arrow.field(field).type
     if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
         raise InputError("field", f"{source.name}: column {field!r} is {kind}, not text")
+    budget = DecodedBudget(source.name, stream.seek(0, io.SEEK_END))
+    parquet = pq.ParquetFile(stream, read_dictionary=[field])  # each distinct text once, however many rows repeat it
+    column = [parquet.metadata.schema.column(i).path for i in range(parquet.metadata.num_columns)].index(field)
     row = 0
     for group in range(parquet.num_row_groups):
-        rows = parquet.metadata.row_group(group).num_rows
-        yield from parquet_group(parquet, group, field, row, rows, skip)
-        row += rows
+        meta = parquet.metadata.row_group(group)
+        chunk_bytes = meta.column(column).total_uncompressed_size
+        yield from parquet_group(parquet, group, field, row, meta.num_rows, skip, budget, chunk_bytes)
+        row += meta.num_rows
 
 
-def parquet_group(parquet: Any, group: int, field: str, first: int, rows: int,
-                  skip: Collector) -> Iterator[tuple[int, str]]:
-    """One row group's texts; a corrupt group (a bad page, a bad checksum) is skipped whole, with the reason."""
+class DecodedBudget:
+    """Text a Parquet file may decode to: dictionary pages and compression let a 547-byte file hold 600 copies of
+    a 1 MiB string (600 MiB of text, 2.5 GB of memory read naively). Counted batch by batch before a batch is
+    decoded; past the limit, reading stops with an error that names it."""
+
+    def __init__(self, name: str, file_bytes: int) -> None:
+        self.name, self.spent = name, 0
+        self.limit = PARQUET_DECODED_FLOOR_BYTES + PARQUET_DECODED_PER_FILE_BYTE * file_bytes
+
+    def spend(self, size: int) -> None:
+        self.spent += size
+        if self.spent > self.limit:
+            raise InputError("file", f"{self.name}: decodes to more than {self.limit / 2**20:,.0f} MiB of text (at "
+                                     f"most {PARQUET_DECODED_FLOOR_BYTES // 2**20} MiB plus "
+                                     f"{PARQUET_DECODED_PER_FILE_BYTE} bytes per byte of the file)")
+
+
+def parquet_group(parquet: Any, group: int, field: str, first: int, rows: int, skip: Collector,
+                  budget: DecodedBudget, chunk_bytes: int) -> Iterator[tuple[int, str]]:
+    """One row group's texts; a corrupt group (a bad page, a bad checksum) is skipped whole, with the reason.
+
+    The column is read dictionary-encoded (each distinct text once, whatever the number of rows holding it), in
+    batches of about ``BATCH_BYTES`` of the chunk's uncompressed size, and each text is decoded only when its row
+    is reached: memory stays flat however much text the rows repeat."""
     import pyarrow as pa
+    import pyarrow.compute as pc
 
     row = first
+    per_batch = max(1, min(BATCH_RECORDS, rows * BATCH_BYTES // max(1, chunk_bytes)))
     try:
-        for batch in parquet.iter_batches(row_groups=[group], columns=[field], batch_size=BATCH_RECORDS):
-            values = batch.column(0).cast(pa.large_binary()).to_pylist()
-            for value in values:
+        for batch in parquet.iter_batches(row_groups=[group], columns=[field], batch_size=per_batch):
+            values = batch.column(0)
+            texts = values.dictionary.cast(pa.large_binary())
+            lengths = pc.binary_length(texts)
+            budget.spend(pc.sum(pc.take(lengths, values.indices)).as_py() or 0)  # before any of it is decoded
+            sizes = lengths.to_pylist()
+            for index in values.indices.to_pylist():
                 row += 1
-                if value is None:
+                if index is None:
                     skip(row, f"field {field!r} is null")
-                elif text := utf8(value, row, skip):  # an empty text is no record, as in JSONL and CSV
+                elif sizes[index] > MAX_RECORD_BYTES:
+                    skip(row, f"record of {sizes[index] / 2**20:.1f} MiB is over the {MAX_RECORD_BYTES // 2**20} "
+                              "MiB limit")
+                elif text := utf8(texts[index].as_py(), row, skip):  # an empty text is no record, as elsewhere
                     yield row, text
     except (pa.ArrowException, OSError) as error:
         reason = str(error).splitlines()[0] if str(error) else type(error).__name__

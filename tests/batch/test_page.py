@@ -5,12 +5,20 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from infercost import batch
+from infercost.batch.background import LOCAL_PATHS_ENV, uploads_dir
 from tests.batch.conftest import write_batch_file
 
 PAGE = str(Path(__file__).resolve().parents[2] / "infercost" / "ui" / "pages" / "batch.py")
+
+
+@pytest.fixture(autouse=True)
+def local_paths(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests name inputs by their path, as an operator who started the app with --allow-local-paths may."""
+    monkeypatch.setenv(LOCAL_PATHS_ENV, "1")
 
 
 def wait_for(job_id: str, states: tuple[str, ...], timeout_s: float = 60) -> dict:
@@ -91,3 +99,35 @@ def test_a_missing_file_is_a_message_not_a_crash(tmp_path) -> None:
     at.text_input(key="model").set_value("m")
     at.button(key="plan").click().run()
     assert not at.exception and "no such file" in at.error[0].value
+
+
+def path_form(path: Path) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=60).run()
+    at.radio(key="source").set_value("A path on this machine").run()
+    at.text_input(key="input_path").set_value(str(path))
+    at.text_input(key="base_url").set_value("http://127.0.0.1:9/v1")
+    at.text_input(key="model").set_value("m")
+    at.button(key="plan").click().run()
+    assert not at.exception
+    return at
+
+
+@pytest.mark.parametrize("where", ["outside", "dot-dot", "symlink"])
+def test_by_default_a_path_outside_the_upload_folder_is_refused(where: str, tmp_path, monkeypatch) -> None:
+    monkeypatch.delenv(LOCAL_PATHS_ENV)
+    secret = write_batch_file(tmp_path / "secret.jsonl", 3)
+    if where == "dot-dot":
+        secret = uploads_dir() / ".." / ".." / "secret.jsonl"
+    elif where == "symlink":
+        (uploads_dir() / "link.jsonl").symlink_to(secret)
+        secret = uploads_dir() / "link.jsonl"
+    at = path_form(secret)
+    assert "batch_job" not in at.session_state and batch.list_jobs() == []
+    assert "**input_path**: only files in the app's upload folder" in at.error[0].value
+    assert "--allow-local-paths" in at.error[0].value
+
+
+def test_by_default_a_file_in_the_upload_folder_may_be_named(monkeypatch) -> None:
+    monkeypatch.delenv(LOCAL_PATHS_ENV)
+    at = path_form(write_batch_file(uploads_dir() / "in.jsonl", 3))
+    assert not at.error and batch.job_status(at.session_state["batch_job"])["counts"]["pending"] == 3

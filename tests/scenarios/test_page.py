@@ -120,3 +120,12 @@ def test_the_form_downloads_as_a_scenario_file_and_every_report_format():
     at = page().run()
     labels = [button.proto.label for button in at.get("download_button")]
     assert labels == ["Scenario file (JSON)", *(f"Report ({fmt})" for fmt in ("markdown", "html", "csv", "json"))]
+
+
+def test_a_link_nested_thousands_deep_is_a_warning_on_every_page():
+    """``app.py`` reads the link before any page draws: a RecursionError there broke every page of the app."""
+    at = AppTest.from_file(str(Path(PAGE).parents[3] / "app.py"), default_timeout=120)
+    at.query_params["self_host"] = "[" * 5000
+    at.run()
+    assert not at.exception
+    assert at.error[0].value.startswith("The link's self_host: nested 5000 levels deep")

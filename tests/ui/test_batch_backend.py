@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import shutil
 import time
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
 from infercost import batch
+from infercost.batch.background import uploads_dir
 from tests.batch.conftest import write_batch_file
 
 PAGE = str(Path(__file__).resolve().parents[2] / "infercost" / "ui" / "pages" / "batch.py")
 
 
 def in_process_form(source: Path, **form) -> AppTest:
+    source = shutil.copy(source, uploads_dir())  # the app's own upload folder: the page may name files there
     at = AppTest.from_file(PAGE, default_timeout=60).run()
     at.radio(key="source").set_value("A path on this machine").run()
     at.text_input(key="input_path").set_value(str(source))

@@ -6,20 +6,20 @@ dropped streams become a record with a failure status), so a sweep counts failur
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from infercost.runner.credentials import Credentials
 from infercost.runner.records import RequestRecord, RequestSpec
 
 
 @dataclass
-class BackendOptions:
+class BackendOptions(Credentials):
     """Everything a backend may need; each backend reads the fields that concern it."""
 
     model: str
-    base_url: str | None = None  # openai
+    base_url: str | None = None  # openai; credentials in it are taken out (``Credentials``)
     api: str = "completions"  # openai: completions | chat
     api_key_env: str = "OPENAI_API_KEY"  # openai: the variable holding the key; the key itself is never stored
     force_output: bool = True  # openai: send min_tokens and ignore_eos so the output length is what was asked
@@ -30,13 +30,6 @@ class BackendOptions:
     dtype: str = "auto"  # transformers
     device: str = "auto"  # transformers
     trust_remote_code: bool = False  # transformers
-
-
-    def api_key(self) -> str | None:
-        """The key, read from the environment when needed: never kept in anything that is stored."""
-        if not self.api_key_env:
-            return None
-        return os.environ.get(self.api_key_env) or None
 
     def request_deadline_s(self, output_tokens: int) -> float:
         """The whole-request deadline: ``total_timeout_s``, or by default the idle timeout (which covers the wait

@@ -71,10 +71,7 @@ class OpenAIBackend:
                                      total_timeout=options.read_timeout_s + 10)
         except ValueError as error:
             raise InputError("base_url", str(error)) from None
-        self.headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
-        key = options.api_key()
-        if key:  # read from the environment at start; never written anywhere
-            self.headers["Authorization"] = f"Bearer {key}"
+        self.headers = {"Content-Type": "application/json", "Accept": "text/event-stream", **options.auth_headers()}
         self.count_tokens = _token_counter(options.tokenizer)
 
     async def start(self) -> dict[str, Any]:

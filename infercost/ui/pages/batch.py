@@ -12,7 +12,8 @@ import pandas as pd
 import streamlit as st
 
 from infercost import batch
-from infercost.batch.background import as_uploaded, default_out_dir, save_upload, start_in_background, zip_outputs
+from infercost.batch.background import (as_uploaded, default_out_dir, readable_input, save_upload, start_in_background,
+                                        zip_outputs)
 from infercost.errors import InputError
 from infercost.ui.cached import catalog_json, show_input_error
 
@@ -34,7 +35,7 @@ def input_path() -> Path | None:
         upload = st.session_state.get("upload")  # the form's uploader, drawn before the button is pressed
         return save_upload(upload.name, upload.getvalue()) if upload is not None else None
     path = st.session_state["input_path"].strip()
-    return Path(path).expanduser() if path else None
+    return readable_input(Path(path)) if path else None
 
 
 def job_config() -> batch.JobConfig:
@@ -76,7 +77,9 @@ def new_job_form() -> None:
         st.file_uploader("OpenAI batch JSONL, or JSONL/CSV/Parquet/TXT records", key="upload",
                          type=["jsonl", "json", "ndjson", "csv", "tsv", "parquet", "txt"])
     else:
-        st.text_input("Path", key="input_path", placeholder="/data/requests.jsonl")
+        st.text_input("Path", key="input_path", placeholder="/data/requests.jsonl",
+                      help="a file in the app's upload folder, or anywhere on this machine if the app was started "
+                           "with --allow-local-paths")
     engine_form()
     left, right = st.columns(2)
     prices = [NO_PRICE] + sorted(entry["id"] for entry in catalog_json())
