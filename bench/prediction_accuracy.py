@@ -18,7 +18,6 @@ import argparse
 import json
 import sys
 import time
-from pathlib import Path
 
 from infercost.docs_cli import DOCS
 from infercost.performance.expected_error import CALIBRATIONS_PATH, EXPECTED_ERROR_PATH, expected_errors
@@ -112,10 +111,10 @@ def replace_between(text: str, marker: str, body: str) -> str:
     return f"{head}{start}\n{body}\n{end}{rest.split(end)[1]}"
 
 
-def write_docs(summary: dict, doc: Path = ENGINE_MODEL_DOC) -> None:
+def write_docs(summary: dict) -> None:
     """Replace the table between the markers in docs/engine-model.md with the one this summary gives."""
-    doc.write_text(replace_between(doc.read_text(encoding="utf-8"), TABLE_MARKER, accuracy_table(summary)),
-                   encoding="utf-8")
+    text = ENGINE_MODEL_DOC.read_text(encoding="utf-8")
+    ENGINE_MODEL_DOC.write_text(replace_between(text, TABLE_MARKER, accuracy_table(summary)), encoding="utf-8")
 
 
 def _print_offline_breakdown(offline: dict) -> None:

@@ -144,7 +144,7 @@ def reference(parser: argparse.ArgumentParser | None = None) -> str:
 
 ROOT = DOCS.parent
 _FENCED = re.compile(r"^```[^\n]*\n(.*?)^```", re.S | re.M)
-_SPAN = re.compile(r"`([^`\n]+)`")
+_SPAN = re.compile(r"`((?:[^`\n]|\n(?!\s*\n))+)`")  # a code span may run over a line break, not a paragraph
 _PROGRAM = re.compile(r"\bpython3? (?:-m ([\w.]+)|((?:bench|scripts)/[\w/]+\.py))")
 _SEPARATOR = re.compile(r"\s(?:\||&&?|;|#)\s|;")  # a pipe, & or &&, ; or a comment ends a command
 _FLAG = re.compile(r"(?<![\w.-])(--[a-z][a-z0-9-]*|-[a-zA-Z])(?![\w.-])")
@@ -156,7 +156,7 @@ def code_texts(markdown: str) -> tuple[list[str], list[str]]:
     lines: list[str] = []
     for block in _FENCED.findall(markdown):
         lines += block.replace("\\\n", " ").splitlines()
-    return lines, _SPAN.findall(_FENCED.sub("", markdown))
+    return lines, [" ".join(span.split()) for span in _SPAN.findall(_FENCED.sub("", markdown))]
 
 
 def _program_flags(module: str | None, script: str | None) -> set[str] | None:
