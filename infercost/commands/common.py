@@ -10,14 +10,22 @@ from typing import Any
 from infercost.errors import InputError
 
 
-def table(rows: Iterable[Mapping[str, Any]], columns: Sequence[str], *, floats: str = "{:,.4g}") -> str:
+def compact(value: float) -> str:
+    """Four significant digits and never an exponent: a person reads 63,950 and 0.00004421, not 6.395e+04."""
+    if value == 0 or not math.isfinite(value):
+        return f"{value:g}"
+    text = f"{value:,.{max(3 - math.floor(math.log10(abs(value))), 0)}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def table(rows: Iterable[Mapping[str, Any]], columns: Sequence[str]) -> str:
     """Left-aligned text columns; numbers formatted compactly, None as a dash."""
 
     def cell(value: Any) -> str:
         if value is None:
             return "-"
         if isinstance(value, float):
-            return floats.format(value)
+            return compact(value)
         return str(value)
 
     cells = [[cell(row.get(column)) for column in columns] for row in rows]
