@@ -1,8 +1,9 @@
 """The CLI reference, ``docs/cli.md``, written from the argument parsers themselves, so the two cannot drift apart.
 
     python -m infercost.docs_cli --write    # after adding or changing a command or a flag
-    python -m infercost.docs_cli --check    # exit status 1 when docs/cli.md is stale or a page names a flag that
-                                            # does not exist (each problem on a line of stderr)
+    python -m infercost.docs_cli --check    # exit status 1 when docs/cli.md is stale, or a page names a flag that
+                                            # does not exist or links to a file or heading that does not (each
+                                            # problem on a line of stderr)
 
 ``tests/cli/test_docs.py`` runs the check, so a flag added without re-running ``--write`` fails a test.
 """
@@ -218,6 +219,31 @@ def unknown_flags(markdown: str) -> list[str]:
     return problems
 
 
+_LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def anchor(heading: str) -> str:
+    """GitHub's id for a heading: lower case, punctuation dropped, spaces as hyphens (``## `throughput` `` -> ``throughput``)."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def broken_links(page: Path) -> list[str]:
+    """Every relative link of a page whose file, or whose #heading in that file, does not exist."""
+    problems = []
+    for target in _LINK.findall(_FENCED.sub("", page.read_text(encoding="utf-8"))):
+        if re.match(r"[a-z]+:", target):  # https:, mailto:: not this repository's to check
+            continue
+        path, _, fragment = target.partition("#")
+        linked = (page.parent / path).resolve() if path else page
+        if not linked.exists():
+            problems.append(f"{target}: no such file")
+        elif fragment and linked.suffix == ".md" and fragment not in {
+                anchor(line.lstrip("#")) for line in linked.read_text(encoding="utf-8").splitlines()
+                if line.startswith("#")}:  # fmt: skip
+            problems.append(f"{target}: no such heading")
+    return problems
+
+
 def doc_pages() -> list[Path]:
     """The pages a person reads: the README and every page under docs/."""
     return [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
@@ -241,6 +267,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{CLI_DOC} is stale: run python -m infercost.docs_cli --write"]
     for page in doc_pages():
         problems += [f"{page.name}: {problem}" for problem in unknown_flags(page.read_text(encoding="utf-8"))]
+        problems += [f"{page.name}: {problem}" for problem in broken_links(page)]
     for problem in problems:
         print(problem, file=sys.stderr)
     return 1 if problems else 0

@@ -6,7 +6,7 @@ import re
 import pytest
 
 from infercost.cli import build_parser
-from infercost.docs_cli import CLI_DOC, PROG, doc_pages, main, reference, unknown_flags, walk
+from infercost.docs_cli import CLI_DOC, PROG, broken_links, doc_pages, main, reference, unknown_flags, walk
 
 PAGES = doc_pages()
 PATHS = [" ".join(path) for path, _ in walk(build_parser())]
@@ -42,6 +42,18 @@ def test_every_flag_a_page_names_exists(page):
 ])
 def test_a_flag_or_command_that_does_not_exist_is_named(markdown, problem):
     assert any(problem in line for line in unknown_flags(markdown)), unknown_flags(markdown)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda page: page.name)
+def test_every_link_of_a_page_reaches_its_file_and_heading(page):
+    assert broken_links(page) == []
+
+
+def test_a_link_to_a_missing_file_or_heading_is_named(tmp_path):
+    (tmp_path / "there.md").write_text("# Here\n\n## On a GPU\n")
+    page = tmp_path / "page.md"
+    page.write_text("[a](there.md#on-a-gpu) [b](there.md#on-a-cpu) [c](gone.md) [d](https://example.com/x.md)\n")
+    assert broken_links(page) == ["there.md#on-a-cpu: no such heading", "gone.md: no such file"]
 
 
 def test_the_check_fails_on_a_stale_reference(tmp_path, monkeypatch, capsys):
