@@ -66,21 +66,23 @@ def _usage(parser: argparse.ArgumentParser, path: tuple[str, ...]) -> str:
 
 
 def _text(text: str) -> str:
-    """Help text as Markdown prose: one line, RST ````code```` as Markdown code, no stray HTML or emphasis."""
+    """Help text as Markdown prose: one line, a docstring's double backticks as Markdown code, no stray HTML or
+    emphasis."""
     text = " ".join(text.split()).replace("``", "`")
     return text.replace("<", "&lt;").replace(">", "&gt;").replace("*", "\\*").replace("|", "\\|")
 
 
 def _option_row(parser: argparse.ArgumentParser, action: argparse.Action) -> str:
     formatter = parser._get_formatter()
-    name = ", ".join(action.option_strings) if action.option_strings else (action.metavar or action.dest)
+    name = ", ".join(action.option_strings) if action.option_strings else str(action.metavar or action.dest)
     if action.option_strings and action.nargs != 0:
         name += f" {formatter._format_args(action, action.dest.upper())}"
     meaning = formatter._expand_help(action) if action.help else ""
-    if action.choices:
+    if action.choices and "{" not in name:  # the name shows them already as {a,b}
         meaning += f" (one of: {', '.join(map(str, action.choices))})"
     default = action.default
-    if action.option_strings and default not in (None, False, argparse.SUPPRESS) and "default" not in meaning:
+    if action.option_strings and not (default is None or default is False or default == argparse.SUPPRESS) \
+            and "default" not in meaning:  # 0 and 0.0 are defaults worth saying (0.0 == False)
         meaning += f" (default: {default})"
     name = name.replace("|", "\\|")
     return f"| `{name}` | {_text(meaning)} |"
@@ -108,9 +110,10 @@ def _section(path: tuple[str, ...], parser: argparse.ArgumentParser, summary: st
     prose, examples = _description(parser)
     summary = summary[:1].upper() + summary[1:] + "." if summary else ""
     lines = [f"{'#' * min(len(path) + 1, 4)} `{' '.join(path)}`", ""]
-    for text in (summary, prose):
-        if text and not (text is summary and prose.lower().startswith(summary.lower().rstrip("."))):
-            lines += [_text(text), ""]
+    if summary and not prose.lower().startswith(summary.lower().rstrip(".")):  # a description that repeats it
+        lines += [_text(summary), ""]
+    if prose:
+        lines += [_text(prose), ""]
     lines += ["```text", _usage(parser, path), "```", ""]
     if examples:
         lines += ["Examples:" if len(examples) > 1 else "Example:", "", "```text", *examples, "```", ""]
@@ -135,7 +138,7 @@ def reference(parser: argparse.ArgumentParser | None = None) -> str:
         from infercost.cli import build_parser
 
         parser = build_parser()
-    summaries = {(): _summaries(parser)}
+    summaries: dict[tuple[str, ...], dict[str, str]] = {(): _summaries(parser)}
     sections = []
     for path, child in walk(parser):
         summaries[path] = _summaries(child)
@@ -170,7 +173,8 @@ def _program_flags(module: str | None, script: str | None) -> set[str] | None:
 
 def _resolve(cli: argparse.ArgumentParser, words: list[str]) -> tuple[tuple[str, ...], argparse.ArgumentParser]:
     """The (sub)command a command line names: words are taken as sub-command names while they are one."""
-    path, parser = (), cli
+    path: tuple[str, ...] = ()
+    parser = cli
     for word in (word for word in words if not word.startswith("-")):
         children = subcommands(parser)
         if word in children:
@@ -206,10 +210,11 @@ def unknown_flags(markdown: str) -> list[str]:
                     continue
                 accepted, name = option_names(parser), " ".join((PROG, *path))
             else:
-                accepted, name = _program_flags(match.group(1), match.group(2)), match.group(0)
-                if accepted is None:
+                declared, name = _program_flags(match.group(1), match.group(2)), match.group(0)
+                if declared is None:
                     continue
-                known |= accepted
+                accepted = declared
+                known |= declared
             problems += [f"`{text}`: {flag} is not an option of `{name}`"
                          for flag in _FLAG.findall(rest) if flag not in accepted | {"-h", "--help"}]
     for span in spans:
@@ -223,7 +228,7 @@ _LINK = re.compile(r"\]\(([^)\s]+)\)")
 
 
 def anchor(heading: str) -> str:
-    """GitHub's id for a heading: lower case, punctuation dropped, spaces as hyphens (``## `throughput` `` -> ``throughput``)."""
+    """GitHub's id for a heading: lower case, punctuation dropped, spaces as hyphens ("On a GPU" -> "on-a-gpu")."""
     return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
 
 
@@ -256,7 +261,7 @@ def main(argv: list[str] | None = None) -> int:
     mode.add_argument("--write", action="store_true", help="write docs/cli.md")
     mode.add_argument("--check", action="store_true",
                       help="exit 1 if docs/cli.md differs from what --write writes, or a page names a flag or "
-                      "command that does not exist")  # fmt: skip
+                      "command that does not exist, or links to a file or heading that does not")  # fmt: skip
     args = parser.parse_args(argv)
     text = reference()
     if args.write:

