@@ -3,6 +3,7 @@
     python -m bench.prediction_accuracy            # every transfer, printed as a table
     python -m bench.prediction_accuracy --write    # and store the errors the app and reports show beside predictions
     python -m bench.prediction_accuracy --transfer shape --json
+    python -m bench.prediction_accuracy --write-docs   # the table in docs/engine-model.md, from the stored errors
 
 Prints how many bundled tables the engine model cannot simulate yet, per reason (an architecture it has no shape
 for, a layout or dtype it does not simulate, a GPU without a datasheet), then, per transfer (shape, one_shape, gpu),
@@ -20,7 +21,8 @@ import json
 import sys
 import time
 
-from infercost.performance.expected_error import CALIBRATIONS_PATH, EXPECTED_ERROR_PATH
+from infercost.docs_cli import DOCS
+from infercost.performance.expected_error import CALIBRATIONS_PATH, EXPECTED_ERROR_PATH, expected_errors
 from infercost.performance.predict import calibrate_bundled_groups
 from infercost.performance.profiles import offline_tables, validation_skips, validation_tables
 from infercost.performance.validation import (
@@ -34,6 +36,9 @@ from infercost.performance.validation import (
     validate,
 )
 
+ENGINE_MODEL_DOC = DOCS / "engine-model.md"
+TABLE_MARKER = "prediction-accuracy"  # <!-- prediction-accuracy:start --> ... :end --> in that page
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -41,8 +46,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write", action="store_true",
                         help=f"store the summary in {EXPECTED_ERROR_PATH.name} and each bundled setup's calibration "
                         f"in {CALIBRATIONS_PATH.name}")  # fmt: skip
+    parser.add_argument("--write-docs", action="store_true",
+                        help=f"write the table in docs/{ENGINE_MODEL_DOC.name} from the stored errors (with --write: "
+                        "from this run's) and run nothing else")  # fmt: skip
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     args = parser.parse_args(argv)
+    if args.write_docs and not args.write:
+        write_docs(expected_errors())
+        return 0
     tables = validation_tables()
     started = time.perf_counter()
     errors, ratios = validate(tables, args.transfer or TRANSFERS, progress=lambda s: print(f"  {s}", file=sys.stderr))
@@ -58,6 +69,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.write:
         EXPECTED_ERROR_PATH.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
         CALIBRATIONS_PATH.write_text(json.dumps(calibrate_bundled_groups(), indent=1) + "\n", encoding="utf-8")
+    if args.write_docs:
+        write_docs(summary)
     if args.json:
         print(json.dumps(summary, indent=2))
         return 0
@@ -65,26 +78,50 @@ def main(argv: list[str] | None = None) -> int:
           f"skipped as not yet predictable:")
     for reason, count in skipped.items():
         print(f"  {count} {reason}")
-    print("| transfer | metric | n | median | p90 | max | target (median / p90) | met |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    print(accuracy_table(summary))
+    return 0
+
+
+def _row(transfer: str, metric: str, row: dict, target: tuple[float, float] | None, met: object) -> str:
+    target_text = f"{target[0]:.0%} / {target[1]:.0%}" if target else ""
+    return (f"| {transfer} | {metric} | {row['n']} | {row['median_abs']:.1%} | {row['p90_abs']:.1%} | "
+            f"{row['max_abs']:.0%} | {target_text} | {met} |")
+
+
+def accuracy_table(summary: dict) -> str:
+    """The harness's summary as the Markdown table docs/engine-model.md shows (and the console prints)."""
+    targets = {metric: (row["median_abs"], row["p90_abs"]) for metric, row in summary["targets"].items()}
+    lines = ["| transfer | metric | n | median | p90 | max | target (median / p90) | met |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for transfer, metrics in summary["transfers"].items():
         for metric in METRICS:
-            row = metrics.get(metric)
-            if row:
-                target = TARGETS.get(metric)
+            if metrics.get(metric):
                 met = summary["met"][transfer].get(metric, "")
-                print(f"| {transfer} | {metric} | {row['n']} | {row['median_abs']:.1%} | {row['p90_abs']:.1%} | "
-                      f"{row['max_abs']:.0%} | {f'{target[0]:.0%} / {target[1]:.0%}' if target else ''} | {met} |")
-    if ratios:
-        row = summary["cross_gpu_ratio"]
-        print(f"| gpu | cross-GPU best-throughput ratio | {row['n']} | {row['median_abs']:.1%} | "
-              f"{row['p90_abs']:.1%} | "
-              f"{row['max_abs']:.0%} | 10% / 25% | {summary['met']['gpu'].get('cross_gpu_ratio')} |")
+                lines.append(_row(transfer, metric, metrics[metric], targets.get(metric), met))
+    if summary.get("cross_gpu_ratio"):
+        met = summary["met"].get("gpu", {}).get("cross_gpu_ratio")
+        lines.append(_row("gpu", "cross-GPU best-throughput ratio", summary["cross_gpu_ratio"],
+                          targets["cross_gpu_ratio"], met))
     offline = summary.get("offline_ratio", {})
     if offline.get("n"):
-        print(f"| gpu | offline cross-GPU ratio (perf-overview) | {offline['n']} | {offline['median_abs']:.1%} | "
-              f"{offline['p90_abs']:.1%} | {offline['max_abs']:.0%} | 10% / 25% | {offline['met']} |")
-    return 0
+        lines.append(_row("gpu", "offline cross-GPU ratio (perf-overview)", offline, targets["cross_gpu_ratio"],
+                          offline["met"]))
+    return "\n".join(lines)
+
+
+def replace_between(text: str, marker: str, body: str) -> str:
+    """``text`` with what lies between ``<!-- marker:start -->`` and ``<!-- marker:end -->`` replaced by ``body``."""
+    start, end = f"<!-- {marker}:start -->", f"<!-- {marker}:end -->"
+    if text.count(start) != 1 or text.count(end) != 1 or text.index(start) > text.index(end):
+        raise SystemExit(f"expected one {start} before one {end}")
+    head, rest = text.split(start)
+    return f"{head}{start}\n{body}\n{end}{rest.split(end)[1]}"
+
+
+def write_docs(summary: dict) -> None:
+    """Replace the table between the markers in docs/engine-model.md with the one this summary gives."""
+    text = ENGINE_MODEL_DOC.read_text(encoding="utf-8")
+    ENGINE_MODEL_DOC.write_text(replace_between(text, TABLE_MARKER, accuracy_table(summary)), encoding="utf-8")
 
 
 def _print_offline_breakdown(offline: dict) -> None:

@@ -360,7 +360,7 @@ class JobRun:
             actual["workers"] = self.workers
         store_jobs.set_job(self.db, self.job_id, status=status, control=None, pid=None, active_s=self.active_s(),
                            actual=actual)
-        self.progress.close()
+        self.progress.close(self.spent_now())
 
 
 def _executor(config: JobConfig):

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from infercost.batch.budget import projected_cost
+from infercost.numbers import compact
 
 INTERVAL_S = 0.25
 
@@ -55,8 +56,9 @@ class Progress:
             self.last = now
             self.callback(self.snapshot(spent))
 
-    def close(self) -> None:
-        self.tick(self.spent, force=True)
+    def close(self, spent: float) -> None:
+        """The last snapshot, with what the job spent in the end (the last heartbeat's figure is older)."""
+        self.tick(spent, force=True)
 
 
 def render_bar(snapshot: dict[str, Any], width: int = 30) -> str:
@@ -64,9 +66,9 @@ def render_bar(snapshot: dict[str, Any], width: int = 30) -> str:
     | ETA 7s``."""
     total = max(1, snapshot["total"])
     filled = int(width * snapshot["done"] / total)
-    cost = f"${snapshot['spent']:.4g}"
+    cost = f"${compact(snapshot['spent'])}"
     if snapshot.get("projected_cost") is not None:
-        cost += f" of ~${snapshot['projected_cost']:.4g}"
+        cost += f" of ~${compact(snapshot['projected_cost'])}"
     eta = snapshot.get("eta_s")
     return (f"[{'#' * filled}{'.' * (width - filled)}] {snapshot['done']:,}/{snapshot['total']:,} "
             f"ok {snapshot['ok']:,} failed {snapshot['failed']:,} retries {snapshot['retries']:,} | "

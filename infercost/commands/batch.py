@@ -7,7 +7,7 @@ Example: python -m infercost batch run requests.jsonl --base-url http://127.0.0.
          python -m infercost batch run reviews.csv --field text --template "Classify: {text}" --max-tokens 8 ...
          python -m infercost batch run requests.jsonl ... --budget-only      # the budget, nothing sent
          python -m infercost batch run requests.jsonl ... --sample 50        # output tokens from 50 records
-         python -m infercost batch run requests.jsonl --backend transformers --model random:tiny-llama \
+         python -m infercost batch run requests.jsonl --backend transformers --model random:tiny-llama \\
              --executor ray --actors 2 --out results                       # the model in 2 Ray actors
          python -m infercost batch resume JOB_ID
          python -m infercost batch status JOB_ID --json

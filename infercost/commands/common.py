@@ -8,16 +8,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from infercost.errors import InputError
+from infercost.numbers import compact
 
 
-def table(rows: Iterable[Mapping[str, Any]], columns: Sequence[str], *, floats: str = "{:,.4g}") -> str:
+def table(rows: Iterable[Mapping[str, Any]], columns: Sequence[str]) -> str:
     """Left-aligned text columns; numbers formatted compactly, None as a dash."""
 
     def cell(value: Any) -> str:
         if value is None:
             return "-"
         if isinstance(value, float):
-            return floats.format(value)
+            return compact(value)
         return str(value)
 
     cells = [[cell(row.get(column)) for column in columns] for row in rows]

@@ -44,9 +44,12 @@ def render(payload: dict[str, Any]) -> str:
             "cost_per_million_tokens",
         ),
     )
+    from infercost.estimate import cost_range_text  # the wording the app and the reports use
+
     self_host = table(
-        payload["self_host"],
-        ("name", "basis", "meets_slo", "replicas", "gpu_hours_per_day", "cost_per_month", "cost_per_million_tokens"),
+        [{**row, "cost_per_month_p10_p90": cost_range_text(row) or None} for row in payload["self_host"]],
+        ("name", "basis", "meets_slo", "replicas", "gpu_hours_per_day", "cost_per_month", "cost_per_month_p10_p90",
+         "cost_per_million_tokens"),
     )
     warnings = [
         f"  {row.get('model') or row.get('name')}: {w}"

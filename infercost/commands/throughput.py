@@ -57,12 +57,15 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def render(payload: dict[str, Any]) -> str:
-    columns = ("concurrency", "rate", "request_throughput", "output_throughput", "mean_ttft_ms", "p95_ttft_ms",
-               "mean_tpot_ms", "p95_tpot_ms", "mean_e2el_ms")  # fmt: skip
-    present = [c for c in columns if any(c in p for p in payload["points"])]
+    columns = ("concurrency", "rate", "request_throughput", "output_throughput", "user_tokens_per_s", "mean_ttft_ms",
+               "p95_ttft_ms", "mean_tpot_ms", "p95_tpot_ms", "mean_e2el_ms")  # fmt: skip
+    # what one user sees beside what the replica serves: a "tokens/s" claim means nothing without both
+    points = [{**p, "user_tokens_per_s": 1000 / p["mean_tpot_ms"] if p.get("mean_tpot_ms") else None}
+              for p in payload["points"]]
+    present = [c for c in columns if any(p.get(c) is not None for p in points)]
     error = payload["expected_error"].get("request_throughput")
     error_line = (f"expected error ({payload['transfer']} transfer): requests/s median {error['median_abs']:.0%}, "
                   f"p10..p90 {error['p10']:+.0%}..{error['p90']:+.0%}" if error else "expected error: not measured")
     head = (f"{payload['basis']}: {payload['source']} — {payload['model']} on {payload['gpus_per_replica']}x "
             f"{payload['hardware']} ({payload['dtype']}), {payload['input_len']:,} in / {payload['output_len']:,} out")
-    return "\n".join([head, error_line, *payload["notes"], "", table(payload["points"], present)])
+    return "\n".join([head, error_line, *payload["notes"], "", table(points, present)])

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from infercost import batch
+from infercost.batch.progress import render_bar
 from infercost.errors import InputError
 from infercost.runner.scripted_server import read_log
 from tests.batch.conftest import read_outputs, write_batch_file
@@ -222,3 +223,16 @@ def test_a_job_running_in_a_live_process_is_not_resumed_twice(tmp_path):
         other.kill()
         other.wait()
     assert batch.job_status(created["job_id"])["status"] == "interrupted"  # its process is gone: resumable
+
+
+def test_the_last_progress_line_shows_what_the_job_spent(tmp_path, scripted):
+    # Regression: the closing snapshot repeated the last heartbeat's spend ("$5.295e-05 of ~$5.295e-05" after a job
+    # that cost $0.0006357), so the bar a person last sees disagreed with the bill printed under it.
+    source = write_batch_file(tmp_path / "in.jsonl", 40, max_tokens=(20, 40))
+    snapshots: list[dict] = []
+    with scripted(ttft_ms=20.0) as url:
+        created = batch.create_job(source, config(url, tmp_path / "out", concurrency=4), price="gpt-4o-mini")
+        status = batch.run_job(created["job_id"], progress=snapshots.append)
+    last = snapshots[-1]
+    assert last["done"] == 40 and last["spent"] == pytest.approx(status["actual"]["cost"])
+    assert "e-0" not in render_bar(last)  # dollars as a person writes them

@@ -1,6 +1,7 @@
 """``estimate`` and ``prices`` as scripts use them: DESIGN.md's fields, one-line errors, exit status 2."""
 
 import json
+import re
 
 import pytest
 
@@ -149,3 +150,31 @@ def test_bad_scaling_fields_are_named(cli, tmp_path, field, value):
     path.write_text(json.dumps(profile))
     done = cli("estimate", str(path), "--json")
     assert done.code == 2 and f"self_host.0.{field}" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_human_view_shows_a_predicted_cost_with_its_range(cli, tmp_path):
+    # Regression: the p10-p90 range a fitted cost carries was in --json only; the table a person reads had none.
+    from infercost.estimate import cost_range_text
+
+    nim_8b = "published:nim-trtllm-llama-3-8b-instruct-1xh100-fp8-2000in-200out"
+    profile = {"calls_per_day": 1_000_000, "prompt_tokens": 1200, "output_tokens": 300, "api_models": ["gpt-4o-mini"],
+               "self_host": [{"name": "llama-8b", "gpu": "H100 SXM", "gpu_price_per_hour": 2.69,
+                              "throughput": {"run": nim_8b}, "slo": {"p95_ttft_ms": 1000, "p95_tpot_ms": 50}}]}
+    path = tmp_path / "profile.json"
+    path.write_text(json.dumps(profile))
+    (row,) = cli("estimate", str(path), "--json").json()["self_host"]
+    shown = cli("estimate", str(path)).stdout
+    assert row["basis"] == "fitted" and "–" in cost_range_text(row)  # a range with two ends, not one value
+    assert "cost_per_month_p10_p90" in shown and cost_range_text(row) in shown
+
+
+def test_the_human_view_writes_money_without_an_exponent(cli, tmp_path):
+    # Regression: a $63,950 month read "6.395e+04" and a $0.00005 call "5.368e-05" in the table a person reads.
+    path = tmp_path / "p.yaml"
+    path.write_text("calls_per_day: 250000\nprompt_tokens: 1200\noutput_tokens: 300\nretry_rate: 0.05\n"
+                    "api_models: [claude-sonnet-4-6, nebius/meta-llama-3.1-8b-instruct]\n")
+    done = cli("estimate", str(path))
+    rows = {row["model"]: row for row in cli("estimate", str(path), "--json").json()["api"]}
+    assert done.code == 0 and not re.search(r"\de[+-]\d", done.stdout), done.stdout
+    assert f"{rows['claude-sonnet-4-6']['cost_per_month']:,.0f}" in done.stdout  # 63,947: whole dollars
+    assert f"{rows['nebius/meta-llama-3.1-8b-instruct']['cost_per_call']:.8f}".rstrip("0") in done.stdout  # 0.00004421

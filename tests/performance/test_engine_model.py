@@ -173,7 +173,7 @@ OFFLINE_RATIO_HELD = (0.09, 0.18)  # target met (10% / 25%): held at median 8.6%
 
 @pytest.mark.slow
 def test_every_bundled_table_stays_within_its_error_bounds():
-    """The whole harness, as the README reports it: a regression in any transfer fails here."""
+    """The whole harness, as docs/engine-model.md reports it: a regression in any transfer fails here."""
     from infercost.performance.profiles import offline_tables
     from infercost.performance.validation import offline_ratio_summary, offline_ratios
 

@@ -1,7 +1,7 @@
-"""How every number is computed: the cost semantics, stated once (the README says the same)."""
-
-from importlib import resources
+"""How every number is computed: the cost semantics, stated once in docs/methodology.md and shown here as it is."""
 
 import streamlit as st
 
-st.markdown(resources.files("infercost.ui").joinpath("methodology.md").read_text(encoding="utf-8"))
+from infercost.docs_cli import DOCS
+
+st.markdown((DOCS / "methodology.md").read_text(encoding="utf-8"))
