@@ -81,6 +81,15 @@ class EngineConfig:
     mixed_steps: bool = True  # decode tokens ride along in a step that prefills; False: decodes wait for it
     reserve_full_kv: bool = True  # admit only if prompt + output fit (TensorRT-LLM); else grow and preempt (vLLM)
     kv_capacity_tokens: float = math.inf  # tokens the KV cache holds across the batch
+    prefix_caching: bool = False  # prompts that start with a cached prefix skip prefilling it (vLLM, SGLang)
+    cached_prompt_fraction: float = 0.0  # share of each prompt found in the prefix cache (with ``prefix_caching``)
+
+    def cached_tokens(self, input_len: int) -> int:
+        """Prompt tokens a request finds in the prefix cache: never its last one, which must run to give the first
+        output token (vLLM recomputes it even on a full hit)."""
+        if not self.prefix_caching:
+            return 0
+        return min(int(input_len * self.cached_prompt_fraction), input_len - 1)
 
 
 ENGINE_PRESETS: dict[str, EngineConfig] = {
@@ -93,8 +102,10 @@ ENGINE_PRESETS: dict[str, EngineConfig] = {
     # bench.prediction_accuracy).
     "tensorrt-llm": EngineConfig(max_batch=256, max_batched_tokens=65536, chunked_prefill=False, reserve_full_kv=True),
     # vLLM V1: chunked prefill on, max_num_seqs 256, max_num_batched_tokens 8192, KV blocks on demand.
-    "vllm": EngineConfig(max_batch=256, max_batched_tokens=8192, chunked_prefill=True, reserve_full_kv=False),
-    "sglang": EngineConfig(max_batch=256, max_batched_tokens=8192, chunked_prefill=True, reserve_full_kv=False),
+    "vllm": EngineConfig(max_batch=256, max_batched_tokens=8192, chunked_prefill=True, reserve_full_kv=False,
+                         prefix_caching=True),
+    "sglang": EngineConfig(max_batch=256, max_batched_tokens=8192, chunked_prefill=True, reserve_full_kv=False,
+                           prefix_caching=True),
 }
 
 
@@ -308,8 +319,7 @@ class _Engine:
             if self.kv_used + need > self.config.kv_capacity_tokens and self.running:
                 return
             self.prefilling.append(self.waiting.popleft())
-            if reserve:
-                self.kv_used += request.kv_reserved
+            self.kv_used += request.kv_reserved if reserve else request.prefilled
 
     def preempt_if_full(self) -> None:
         """On-demand KV: when the next step's tokens do not fit, recompute the newest sequence later (vLLM)."""
@@ -322,7 +332,7 @@ class _Engine:
             self.decode_context -= held
             self.finishing = [entry for entry in self.finishing if entry[2] is not victim]
             heapq.heapify(self.finishing)
-            victim.prefilled, victim.first_token = 0, None
+            victim.prefilled, victim.first_token = self.config.cached_tokens(victim.input_len), None
             self.waiting.appendleft(victim)
 
     def _schedule_prefill(self, budget: int) -> list[tuple[_Request, int]]:
@@ -488,7 +498,8 @@ def _drive(
             time_ms, _, user = heapq.heappop(arrivals)
             rounds[user] = rounds.get(user, 0) + 1
             stamp = engine.clock + wait * (time_ms - now)
-            engine.waiting.append(_Request(stamp, input_len, output_len, user, rounds[user]))
+            engine.waiting.append(_Request(stamp, input_len, output_len, user, rounds[user],
+                                           prefilled=engine.config.cached_tokens(input_len)))
         limit = _steps_until(engine, coefficients, arrivals[0][0] - now) if arrivals else None
         for request in engine.advance(limit):
             follow = next_request(request, float(engine.clock @ coefficients)) if next_request else None

@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 
@@ -29,10 +29,11 @@ from infercost.performance.calibrate import (
     Setup,
     fit,
     predict_concurrency,
+    predict_offline,
     predict_rate,
     prior_for,
 )
-from infercost.performance.engine import ENGINE_PRESETS
+from infercost.performance.engine import ENGINE_PRESETS, engine_preset
 from infercost.performance.expected_error import expected_error, stored_calibrations
 from infercost.performance.profiles import (
     ThroughputProfile,
@@ -69,21 +70,74 @@ class PredictedProfile:
     expected_error: dict[str, dict[str, float]]
     calibration: Calibration
     notes: list[str] = field(default_factory=list)
+    engine: str = "vllm"  # the preset the simulation scheduled with (engine.ENGINE_PRESETS)
+    cached_prompt_fraction: float = 0.0  # share of each prompt served from the engine's prefix cache
+
+    @property
+    def parallel(self) -> dict[str, int]:
+        """The replica's layout as vLLM and SGLang name it: one tensor-parallel group over its GPUs."""
+        return {"tensor_parallel": self.gpus_per_replica, "expert_parallel": 1, "data_parallel": 1}
 
     def as_dict(self) -> dict[str, object]:
         return {"basis": self.basis, "source": self.source, "model": self.model, "hardware": self.hardware,
-                "gpus_per_replica": self.gpus_per_replica, "dtype": self.dtype, "input_len": self.input_len,
-                "output_len": self.output_len, "transfer": self.transfer, "expected_error": self.expected_error,
-                "coefficients": self.calibration.as_dict(), "notes": self.notes,
-                "points": [p.as_dict() for p in self.points]}  # fmt: skip
+                "gpus_per_replica": self.gpus_per_replica, "dtype": self.dtype, "engine": self.engine,
+                "parallel": self.parallel, "input_len": self.input_len, "output_len": self.output_len,
+                "cached_prompt_fraction": self.cached_prompt_fraction, "transfer": self.transfer,
+                "expected_error": self.expected_error, "coefficients": self.calibration.as_dict(),
+                "notes": self.notes,
+                "points": [{**p.as_dict(), "range": point_range(p, self.expected_error)} for p in self.points]}  # fmt: skip
 
 
-def _levels(
-    setup: Setup, calibration: Calibration, input_len: int, output_len: int, concurrencies: Sequence[int],
-    rates: Sequence[float],
-) -> list[Prediction]:  # fmt: skip
+# Where no transfer of this kind was ever measured (a model no table calibrates), the range is not left out but made
+# wide: a factor of two either way. A convention, not a measurement: it says "we do not know" in the figure's units.
+UNMEASURED_ERROR = {"p10": -0.5, "p90": 1.0}
+RANGE_METRICS = {"output_throughput": "request_throughput", "request_throughput": "request_throughput",
+                 "mean_ttft_ms": "mean_ttft_ms", "mean_tpot_ms": "mean_tpot_ms"}  # figure -> error it carries
+
+
+def point_range(point: Prediction, error: dict[str, dict[str, float]]) -> dict[str, list[float]]:
+    """Per figure, the interval that should hold the measured value 80% of the time: a prediction is
+    ``measured × (1 + e)``, so the measured value lies in ``predicted / (1 + e)`` for e between the transfer's
+    p90 and p10 signed error (``expected_error``)."""
+    ranges = {}
+    for figure, metric in RANGE_METRICS.items():
+        quantiles = error.get(metric) or UNMEASURED_ERROR
+        value = getattr(point, figure)
+        ranges[figure] = [value / max(1.0 + quantiles["p90"], 1e-3), value / max(1.0 + quantiles["p10"], 1e-3)]
+    return ranges
+
+
+@dataclass(frozen=True)
+class Load:
+    """What to predict at: closed-loop users, open-loop rates (requests/s), and an offline batch of requests all
+    queued at once (trtllm-bench, ``vllm bench throughput``); and the share of each prompt the prefix cache holds."""
+
+    concurrencies: Sequence[int] | None = None  # None: the source's own levels
+    rates: Sequence[float] = ()
+    offline: int | None = None
+    cached_prompt_fraction: float = 0.0
+
+
+def _levels(setup: Setup, calibration: Calibration, input_len: int, output_len: int, concurrencies: Sequence[int],
+            load: Load) -> list[Prediction]:  # fmt: skip
     points = [predict_concurrency(setup, calibration, int(c), input_len, output_len) for c in concurrencies]
-    return points + [predict_rate(setup, calibration, float(r), input_len, output_len) for r in rates]
+    points += [predict_rate(setup, calibration, float(r), input_len, output_len) for r in load.rates]
+    if load.offline:
+        points.append(predict_offline(setup, calibration, input_len, output_len, requests=load.offline))
+    return points
+
+
+def _cached(setup: Setup, load: Load, notes: list[str]) -> Setup:
+    """The setup serving the load's cached prompt share, where its engine caches prefixes (and a note either way)."""
+    if not load.cached_prompt_fraction:
+        return setup
+    if not setup.engine.prefix_caching:
+        notes.append(f"this engine's prefix cache is off: the {load.cached_prompt_fraction:.0%} of each prompt "
+                     "that is cached is prefilled again")  # fmt: skip
+        return setup
+    notes.append(f"{load.cached_prompt_fraction:.0%} of each prompt is found in the engine's prefix cache and not "
+                 "prefilled again (its KV cache is still counted per sequence, an upper bound on memory)")  # fmt: skip
+    return replace(setup, cached_prompt_fraction=load.cached_prompt_fraction)
 
 
 def _check_shape(input_len: int, output_len: int) -> None:
@@ -134,34 +188,35 @@ def calibrate_profile(profile: ThroughputProfile) -> tuple[Setup, Calibration, s
     return setup, fit(setup, points), "one_shape"
 
 
-def predict_profile(
-    profile: ThroughputProfile, input_len: int, output_len: int, *, concurrencies: Sequence[int] | None = None,
-    rates: Sequence[float] = (),
-) -> PredictedProfile:  # fmt: skip
+def predict_profile(profile: ThroughputProfile, input_len: int, output_len: int, load: Load = Load()) -> PredictedProfile:
     """The profile's setup at another shape (or its own), at its own concurrencies unless others are asked for."""
     _check_shape(input_len, output_len)
     setup, calibration, transfer = calibrate_profile(profile)
-    levels = concurrencies or [int(p["concurrency"]) for p in profile.points if p.get("concurrency")]
+    levels = load.concurrencies or [int(p["concurrency"]) for p in profile.points if p.get("concurrency")]
     notes = [f"engine model calibrated on {len(observations(profile))} points of {profile.id}"
              f" at {profile.input_len:,.0f} in / {profile.output_len:,.0f} out"]  # fmt: skip
     if transfer == "shape":
         notes[0] += " and the other tables of the same setup"
+    setup = _cached(setup, load, notes)
     return PredictedProfile("fitted", profile.id, profile.model, profile.hardware, profile.gpus_per_replica,
                             setup.dtype, input_len, output_len,
-                            _levels(setup, calibration, input_len, output_len, levels, rates), transfer,
-                            expected_error(transfer), calibration, notes)  # fmt: skip
+                            _levels(setup, calibration, input_len, output_len, levels, load), transfer,
+                            expected_error(transfer), calibration, notes, engine_preset(profile.engine)[0],
+                            setup.cached_prompt_fraction)  # fmt: skip
 
 
-def _reference(model: str, gpu: str, dtype: str) -> ThroughputProfile | None:
-    """The measured or published profile nearest to a setup: same model, then same bytes per weight, then same GPU,
-    then measured before published."""
+def _reference(model: str, gpu: str, dtype: str, engine: str | None = None) -> ThroughputProfile | None:
+    """The measured or published profile nearest to a setup: same model, then the engine asked for, then same bytes
+    per weight, then same GPU, then measured before published."""
     wanted = find_architecture(model)
     candidates = [p for p in closed_loop_profiles() if find_architecture(p.model) == wanted and p.input_len]
     same_width = {"float16": "bfloat16", "bfloat16": "float16"}
 
-    def nearness(p: ThroughputProfile) -> tuple[bool, bool, bool]:
+    def nearness(p: ThroughputProfile) -> tuple[bool, bool, bool, bool]:
         width = weights_dtype(p.dtype)
-        return (width not in (dtype, same_width.get(dtype)), p.hardware.lower() != gpu.lower(), p.basis != "measured")
+        other_engine = engine is not None and engine_preset(p.engine)[0] != engine
+        return (other_engine, width not in (dtype, same_width.get(dtype)), p.hardware.lower() != gpu.lower(),
+                p.basis != "measured")  # fmt: skip
 
     usable = [p for p in candidates if _usable(p)]
     return min(usable, key=nearness, default=None)
@@ -187,49 +242,73 @@ def parse_roofline(source: str) -> tuple[str, str, int, str]:
     return match["model"], match["gpu"], gpus, weights_dtype(match["dtype"] or "bf16")
 
 
+ENGINE_NAMES = {"vllm": "vllm", "sglang": "sglang", "trtllm": "tensorrt-llm", "trt-llm": "tensorrt-llm",
+                "tensorrt-llm": "tensorrt-llm"}  # fmt: skip
+
+
+def engine_name(engine: str | None) -> str | None:
+    """An engine as ``--engine`` names it to its preset's key (``engine.ENGINE_PRESETS``)."""
+    if engine is None:
+        return None
+    key = engine.lower().replace("_", "-")
+    if key not in ENGINE_NAMES:
+        raise InputError("engine", f"unknown engine {engine!r}; known: vllm, sglang, trtllm")
+    return ENGINE_NAMES[key]
+
+
 def predict_roofline(
-    model: str, gpu: str, gpus: int, dtype: str, input_len: int, output_len: int, *,
-    concurrencies: Sequence[int] | None = None, rates: Sequence[float] = (),
+    model: str, gpu: str, gpus: int, dtype: str, input_len: int, output_len: int, load: Load = Load(), *,
+    engine: str | None = None,
 ) -> PredictedProfile:  # fmt: skip
-    """A setup nobody measured: the nearest calibration moved to these GPUs; concurrencies whose KV caches do
-    not fit are left out."""
+    """A setup nobody measured: the nearest calibration moved to these GPUs (and to the engine asked for);
+    concurrencies whose KV caches do not fit are left out."""
     _check_shape(input_len, output_len)
-    dtype = weights_dtype(dtype)
+    dtype, engine = weights_dtype(dtype), engine_name(engine)
     hardware = engine_hardware(gpu, gpus, dtype)
     setup_for(model, hardware, dtype, ENGINE_PRESETS["vllm"])  # an unknown model or dtype is refused first
-    reference = _reference(model, gpu, dtype)
+    reference = _reference(model, gpu, dtype, engine)
     spec = f"roofline:{model}@{gpus}x{hardware.gpu}:{dtype}"
     if reference is not None:
         reference_setup, calibration, _ = calibrate_profile(reference)
-        setup = setup_for(model, hardware, dtype, reference_setup.engine)
+        measured_on = engine_preset(reference.engine)[0]
         notes = [f"engine model calibrated on {reference.id} ({reference.hardware}, {reference.dtype}), moved to "
                  f"{gpus}x {hardware.gpu}: bandwidth, compute and KV-cache capacity from the datasheet"]  # fmt: skip
-        transfer, error = "gpu", expected_error("gpu")
+        transfer = "gpu"
+        if engine not in (None, measured_on):  # another engine's scheduler over this engine's fitted step costs
+            calibration = replace(calibration, engine=None)
+            notes.append(f"measured on {measured_on}, scheduled as {engine} (its preset: step budget, chunked "
+                         f"prefill, KV reservation); the error of moving between engines is not measured")
+            transfer = "engine"
+        setup = setup_for(model, hardware, dtype, ENGINE_PRESETS[engine] if engine else reference_setup.engine)
     else:
-        setup = setup_for(model, hardware, dtype, ENGINE_PRESETS["vllm"])
+        setup = setup_for(model, hardware, dtype, ENGINE_PRESETS[engine or "vllm"])
         calibration = Calibration(prior_for(setup), 0)
         notes = ["no measured or published profile of this model to calibrate on: the engine model's priors "
                  "alone (75-80% of bandwidth, 50% of peak compute); its error is unknown"]  # fmt: skip
-        transfer, error = "none", {}
+        transfer = "none"
+    setup = _cached(setup, load, notes)
     capacity = calibration.applied_to(setup).config.kv_capacity_tokens
-    fits = [c for c in (concurrencies or DEFAULT_CONCURRENCIES) if c * (input_len + output_len) <= capacity]
-    if len(fits) < len(concurrencies or DEFAULT_CONCURRENCIES):
+    wanted = load.concurrencies or DEFAULT_CONCURRENCIES
+    fits = [c for c in wanted if c * (input_len + output_len) <= capacity]
+    if len(fits) < len(wanted):
         notes.append(f"KV cache holds {capacity:,.0f} tokens on {gpus}x {hardware.gpu}: levels that do not fit are "
                      f"left out" if capacity else "the weights do not fit in these GPUs' memory")  # fmt: skip
-    points = _levels(setup, calibration, input_len, output_len, fits, rates) if capacity else []
+    points = _levels(setup, calibration, input_len, output_len, fits, load) if capacity else []
+    scheduled = engine or (engine_preset(reference.engine)[0] if reference else "vllm")
     return PredictedProfile("roofline", spec, model, hardware.gpu, gpus, dtype, input_len, output_len, points,
-                            transfer, error, calibration, notes)  # fmt: skip
+                            transfer, expected_error(transfer), calibration, notes, scheduled,
+                            setup.cached_prompt_fraction)  # fmt: skip
 
 
-def predict_source(
-    source: str, input_len: int, output_len: int, *, concurrencies: Sequence[int] | None = None,
-    rates: Sequence[float] = (), db_path: str | Path | None = None,
-) -> PredictedProfile:  # fmt: skip
+def predict_source(source: str, input_len: int, output_len: int, load: Load = Load(), *, engine: str | None = None,
+                   db_path: str | Path | None = None) -> PredictedProfile:  # fmt: skip
     """What ``python -m infercost throughput SOURCE`` answers: a run id, a bundled id, or a roofline spec."""
     if source.startswith("roofline:"):
         model, gpu, gpus, dtype = parse_roofline(source)
-        return predict_roofline(model, gpu, gpus, dtype, input_len, output_len, concurrencies=concurrencies,
-                                rates=rates)  # fmt: skip
+        return predict_roofline(model, gpu, gpus, dtype, input_len, output_len, load, engine=engine)
+    if engine is not None:
+        raise InputError("engine", "a run or a published table was measured on its own engine; --engine chooses "
+                                   "the engine of a roofline:MODEL@NxGPU:DTYPE setup")  # fmt: skip
     profile = find_profile(source, db_path)
     if profile.offline:
         raise InputError("source", f"{source} is an offline maximum-throughput table (no latencies); name a "
@@ -237,11 +316,12 @@ def predict_source(
     try:
         engine_setup(profile)
     except InputError as reason:
-        if rates:
-            raise InputError("rate", f"open-loop rates need the engine model, which cannot simulate {source}: "
-                                     f"{reason}") from None  # fmt: skip
-        return predict_simple(profile, input_len, output_len, reason=str(reason), concurrencies=concurrencies)
-    return predict_profile(profile, input_len, output_len, concurrencies=concurrencies, rates=rates)
+        for name, asked in (("rate", load.rates), ("offline", load.offline),
+                            ("cached_prompt_fraction", load.cached_prompt_fraction)):  # fmt: skip
+            if asked:
+                raise InputError(name, f"needs the engine model, which cannot simulate {source}: {reason}") from None
+        return predict_simple(profile, input_len, output_len, reason=str(reason), concurrencies=load.concurrencies)
+    return predict_profile(profile, input_len, output_len, load)
 
 
 def predict_simple(
