@@ -37,6 +37,12 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     parser.add_argument("--cached-prompt-fraction", type=float, default=0.0, metavar="F", help="share of each "
                         "prompt found in the engine's prefix cache (vLLM and SGLang cache prefixes by default); "
                         "that part is not prefilled again")  # fmt: skip
+    for flag, meaning in (("--tensor-parallel", "GPUs each engine's tensor-parallel group spans (default: the "
+                                                 "setup's GPUs over --data-parallel)"),
+                          ("--expert-parallel", "GPUs of an engine its MoE experts are spread over (all-to-all "
+                                                "instead of an all-reduce)"),
+                          ("--data-parallel", "engines the replica's GPUs are split into, each serving its share")):
+        parser.add_argument(flag, type=int, metavar="N", help=meaning)
     add_db_argument(parser)
     parser.set_defaults(handler=run, render=render)
 
@@ -55,7 +61,7 @@ def _levels(text: str | None, field_name: str, *, whole: bool, upper: float) -> 
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from infercost.performance.predict import Load, predict_source
+    from infercost.performance.predict import Layout, Load, predict_source
 
     concurrencies = [int(c) for c in _levels(args.concurrency, "concurrency", whole=True, upper=MAX_CONCURRENCY)]
     rates = _levels(args.rate, "rate", whole=False, upper=MAX_RATE_PER_S)
@@ -65,8 +71,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if not 0 <= args.cached_prompt_fraction < 1:
         raise InputError("cached_prompt_fraction", f"must be from 0 to under 1, got {args.cached_prompt_fraction}")
     load = Load(concurrencies or None, rates, args.offline, args.cached_prompt_fraction)
+    layout = Layout(args.tensor_parallel, args.expert_parallel or 1, args.data_parallel or 1)
     predicted = predict_source(args.source, args.input_tokens, args.output_tokens, load, engine=args.engine,
-                               db_path=args.db)  # fmt: skip
+                               layout=layout, db_path=args.db)  # fmt: skip
     return predicted.as_dict()
 
 
@@ -78,6 +85,8 @@ def render(payload: dict[str, Any]) -> str:
     error_line = (f"expected error ({payload['transfer']} transfer): requests/s median {error['median_abs']:.0%}, "
                   f"p10..p90 {error['p10']:+.0%}..{error['p90']:+.0%}" if error else "expected error: not measured")
     head = (f"{payload['basis']}: {payload['source']} — {payload['model']} on {payload['gpus_per_replica']}x "
-            f"{payload['hardware']} ({payload['dtype']}, {payload['engine']}), {payload['input_len']:,} in / "
+            f"{payload['hardware']} ({payload['dtype']}, {payload['engine']}, "
+            + " ".join(f"{k.split('_')[0][0].upper()}P{v}" for k, v in payload["parallel"].items()) +
+            f"), {payload['input_len']:,} in / "
             f"{payload['output_len']:,} out")
     return "\n".join([head, error_line, *payload["notes"], "", table(payload["points"], present)])

@@ -80,10 +80,12 @@ class Setup:
     # The workload's share of each prompt that its engine finds in the prefix cache (``EngineConfig.prefix_caching``);
     # a benchmark's random prompts share none, so every calibration is fitted at 0.
     cached_prompt_fraction: float = 0.0
+    expert_parallel: int = 1  # GPUs of the replica its routed experts are spread over (1: sharded with the rest)
 
     @property
     def cost(self) -> StepCost:
-        return step_cost(self.shape, self.hardware, dtype=self.dtype, kv_dtype=self.kv_dtype)
+        return step_cost(self.shape, self.hardware, dtype=self.dtype, kv_dtype=self.kv_dtype,
+                         expert_parallel=self.expert_parallel)  # fmt: skip
 
     @property
     def config(self) -> EngineConfig:

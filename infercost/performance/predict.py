@@ -21,7 +21,7 @@ from functools import cache
 from pathlib import Path
 
 from infercost.errors import InputError
-from infercost.performance.architectures import find_architecture
+from infercost.performance.models import find_bundled
 from infercost.performance.calibrate import (
     PRIOR,
     Calibration,
@@ -33,11 +33,12 @@ from infercost.performance.calibrate import (
     predict_rate,
     prior_for,
 )
-from infercost.performance.engine import ENGINE_PRESETS, engine_preset
+from infercost.performance.engine import ENGINE_PRESETS, engine_preset, held_weight_bytes
 from infercost.performance.expected_error import expected_error, stored_calibrations
 from infercost.performance.profiles import (
     ThroughputProfile,
     closed_loop_profiles,
+    model_shape,
     engine_hardware,
     engine_setup,
     find_profile,
@@ -46,11 +47,47 @@ from infercost.performance.profiles import (
     validation_tables,
     weights_dtype,
 )
+from infercost.performance.roofline import ModelShape
 from infercost.performance.validation import Table, fit_tables, group_tables
 
 DEFAULT_CONCURRENCIES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 ENGINE_MODEL_VERSION = 8  # bump when the simulation or the fit changes, so stored calibrations are refitted
 ROOFLINE_SOURCE = re.compile(r"^roofline:(?P<model>[^@]+)@(?P<gpus>\d+)x(?P<gpu>[^:]+)(?::(?P<dtype>[\w.]+))?$")
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How a replica's GPUs share the model, as vLLM and SGLang name it: ``data_parallel`` engines, each a
+    ``tensor_parallel`` group whose routed experts are spread over ``expert_parallel`` of its GPUs."""
+
+    tensor_parallel: int | None = None  # None: the replica's GPUs over data_parallel
+    expert_parallel: int = 1
+    data_parallel: int = 1
+
+    def resolved(self, gpus: int, shape: ModelShape) -> Layout:
+        """The layout on ``gpus`` GPUs, or InputError naming the setting a model or GPU count cannot run."""
+        for name, value in (("tensor_parallel", self.tensor_parallel), ("expert_parallel", self.expert_parallel),
+                            ("data_parallel", self.data_parallel)):  # fmt: skip
+            if value is not None and not 1 <= value <= 64:
+                raise InputError(name, f"must be 1 to 64 GPUs, got {value}")
+        if gpus % self.data_parallel:
+            raise InputError("data_parallel", f"{self.data_parallel} engines cannot share {gpus} GPUs evenly")
+        tensor = self.tensor_parallel or gpus // self.data_parallel
+        if tensor * self.data_parallel != gpus:
+            raise InputError("tensor_parallel", f"{tensor} x {self.data_parallel} data-parallel engines is not the "
+                                                f"setup's {gpus} GPUs")  # fmt: skip
+        if shape.n_heads % tensor:
+            raise InputError("tensor_parallel", f"the model's {shape.n_heads} attention heads do not divide among "
+                                                f"{tensor} GPUs")  # fmt: skip
+        if self.expert_parallel > 1 and not shape.num_experts:
+            raise InputError("expert_parallel", "a dense model has no experts to spread")
+        if self.expert_parallel > tensor:
+            raise InputError("expert_parallel", f"experts spread over more GPUs than one engine's {tensor} (across "
+                                                "data-parallel engines) are not simulated")  # fmt: skip
+        if self.expert_parallel > 1 and shape.num_experts % self.expert_parallel:
+            raise InputError("expert_parallel", f"{shape.num_experts} experts do not divide among "
+                                                f"{self.expert_parallel} GPUs")  # fmt: skip
+        return Layout(tensor, self.expert_parallel, self.data_parallel)
 
 
 @dataclass(frozen=True)
@@ -72,11 +109,14 @@ class PredictedProfile:
     notes: list[str] = field(default_factory=list)
     engine: str = "vllm"  # the preset the simulation scheduled with (engine.ENGINE_PRESETS)
     cached_prompt_fraction: float = 0.0  # share of each prompt served from the engine's prefix cache
+    layout: Layout | None = None  # None: one tensor-parallel group over the replica's GPUs
 
     @property
     def parallel(self) -> dict[str, int]:
-        """The replica's layout as vLLM and SGLang name it: one tensor-parallel group over its GPUs."""
-        return {"tensor_parallel": self.gpus_per_replica, "expert_parallel": 1, "data_parallel": 1}
+        """The replica's layout as vLLM and SGLang name it."""
+        layout = self.layout or Layout(self.gpus_per_replica)
+        return {"tensor_parallel": layout.tensor_parallel or self.gpus_per_replica,
+                "expert_parallel": layout.expert_parallel, "data_parallel": layout.data_parallel}  # fmt: skip
 
     def as_dict(self) -> dict[str, object]:
         return {"basis": self.basis, "source": self.source, "model": self.model, "hardware": self.hardware,
@@ -119,12 +159,35 @@ class Load:
 
 
 def _levels(setup: Setup, calibration: Calibration, input_len: int, output_len: int, concurrencies: Sequence[int],
-            load: Load) -> list[Prediction]:  # fmt: skip
-    points = [predict_concurrency(setup, calibration, int(c), input_len, output_len) for c in concurrencies]
-    points += [predict_rate(setup, calibration, float(r), input_len, output_len) for r in load.rates]
+            load: Load, data_parallel: int = 1) -> list[Prediction]:  # fmt: skip
+    """Each level's prediction; with ``data_parallel`` engines, each serves its share of the users, rate or batch
+    (whole users and requests, at least one) and the replica serves their sum."""
+
+    def spread(level: float, whole: bool) -> tuple[float, float]:
+        share = max(1, round(level / data_parallel)) if whole else level / data_parallel
+        return share, level / share
+
+    points = []
+    for level in concurrencies:
+        share, factor = spread(level, True)
+        points.append(_scaled(predict_concurrency(setup, calibration, int(share), input_len, output_len), level,
+                              factor))  # fmt: skip
+    for rate in load.rates:
+        share, factor = spread(rate, False)
+        points.append(_scaled(predict_rate(setup, calibration, share, input_len, output_len), rate, factor))
     if load.offline:
-        points.append(predict_offline(setup, calibration, input_len, output_len, requests=load.offline))
+        share, factor = spread(load.offline, True)
+        points.append(_scaled(predict_offline(setup, calibration, input_len, output_len, requests=int(share)),
+                              load.offline, factor))  # fmt: skip
     return points
+
+
+def _scaled(point: Prediction, level: float, factor: float) -> Prediction:
+    """One engine's prediction as the replica's: ``factor`` engines' throughput at the same latencies."""
+    if factor == 1:
+        return point
+    return replace(point, level=level, request_throughput=point.request_throughput * factor,
+                   output_throughput=point.output_throughput * factor)
 
 
 def _cached(setup: Setup, load: Load, notes: list[str]) -> Setup:
@@ -208,8 +271,8 @@ def predict_profile(profile: ThroughputProfile, input_len: int, output_len: int,
 def _reference(model: str, gpu: str, dtype: str, engine: str | None = None) -> ThroughputProfile | None:
     """The measured or published profile nearest to a setup: same model, then the engine asked for, then same bytes
     per weight, then same GPU, then measured before published."""
-    wanted = find_architecture(model)
-    candidates = [p for p in closed_loop_profiles() if find_architecture(p.model) == wanted and p.input_len]
+    wanted = find_bundled(model)
+    candidates = [p for p in closed_loop_profiles() if find_bundled(p.model) == wanted and p.input_len]
     same_width = {"float16": "bfloat16", "bfloat16": "float16"}
 
     def nearness(p: ThroughputProfile) -> tuple[bool, bool, bool, bool]:
@@ -258,13 +321,15 @@ def engine_name(engine: str | None) -> str | None:
 
 def predict_roofline(
     model: str, gpu: str, gpus: int, dtype: str, input_len: int, output_len: int, load: Load = Load(), *,
-    engine: str | None = None,
+    engine: str | None = None, layout: Layout = Layout(),
 ) -> PredictedProfile:  # fmt: skip
     """A setup nobody measured: the nearest calibration moved to these GPUs (and to the engine asked for);
     concurrencies whose KV caches do not fit are left out."""
     _check_shape(input_len, output_len)
     dtype, engine = weights_dtype(dtype), engine_name(engine)
-    hardware = engine_hardware(gpu, gpus, dtype)
+    engine_hardware(gpu, gpus, dtype)  # an unknown GPU is refused first
+    layout = layout.resolved(gpus, model_shape(model))
+    hardware = engine_hardware(gpu, layout.tensor_parallel, dtype)
     setup_for(model, hardware, dtype, ENGINE_PRESETS["vllm"])  # an unknown model or dtype is refused first
     reference = _reference(model, gpu, dtype, engine)
     spec = f"roofline:{model}@{gpus}x{hardware.gpu}:{dtype}"
@@ -286,29 +351,39 @@ def predict_roofline(
         notes = ["no measured or published profile of this model to calibrate on: the engine model's priors "
                  "alone (75-80% of bandwidth, 50% of peak compute); its error is unknown"]  # fmt: skip
         transfer = "none"
-    setup = _cached(setup, load, notes)
+    setup = _cached(replace(setup, expert_parallel=layout.expert_parallel), load, notes)
+    if layout.data_parallel > 1:
+        notes.append(f"{layout.data_parallel} data-parallel engines of {layout.tensor_parallel} GPUs, each serving "
+                     "its share of the load")  # fmt: skip
     capacity = calibration.applied_to(setup).config.kv_capacity_tokens
+    if not capacity:
+        raise InputError("gpus", f"{model}'s weights at {dtype} ({held_weight_bytes(setup.shape, dtype) / 1e9:,.0f} "
+                                 f"GB) leave no room for a KV cache on {layout.tensor_parallel}x {hardware.gpu} "
+                                 f"({hardware.memory_gb:,.0f} GB each): use more GPUs or a smaller dtype")  # fmt: skip
     wanted = load.concurrencies or DEFAULT_CONCURRENCIES
-    fits = [c for c in wanted if c * (input_len + output_len) <= capacity]
+    per_engine = [max(1, round(c / layout.data_parallel)) for c in wanted]
+    fits = [c for c, share in zip(wanted, per_engine, strict=True) if share * (input_len + output_len) <= capacity]
     if len(fits) < len(wanted):
-        notes.append(f"KV cache holds {capacity:,.0f} tokens on {gpus}x {hardware.gpu}: levels that do not fit are "
-                     f"left out" if capacity else "the weights do not fit in these GPUs' memory")  # fmt: skip
-    points = _levels(setup, calibration, input_len, output_len, fits, load) if capacity else []
+        notes.append(f"KV cache holds {capacity:,.0f} tokens an engine on {layout.tensor_parallel}x {hardware.gpu}: "
+                     "levels that do not fit are left out")  # fmt: skip
+    points = _levels(setup, calibration, input_len, output_len, fits, load, layout.data_parallel)
     scheduled = engine or (engine_preset(reference.engine)[0] if reference else "vllm")
     return PredictedProfile("roofline", spec, model, hardware.gpu, gpus, dtype, input_len, output_len, points,
                             transfer, expected_error(transfer), calibration, notes, scheduled,
-                            setup.cached_prompt_fraction)  # fmt: skip
+                            setup.cached_prompt_fraction, layout)  # fmt: skip
 
 
 def predict_source(source: str, input_len: int, output_len: int, load: Load = Load(), *, engine: str | None = None,
-                   db_path: str | Path | None = None) -> PredictedProfile:  # fmt: skip
+                   layout: Layout = Layout(), db_path: str | Path | None = None) -> PredictedProfile:  # fmt: skip
     """What ``python -m infercost throughput SOURCE`` answers: a run id, a bundled id, or a roofline spec."""
     if source.startswith("roofline:"):
         model, gpu, gpus, dtype = parse_roofline(source)
-        return predict_roofline(model, gpu, gpus, dtype, input_len, output_len, load, engine=engine)
-    if engine is not None:
-        raise InputError("engine", "a run or a published table was measured on its own engine; --engine chooses "
-                                   "the engine of a roofline:MODEL@NxGPU:DTYPE setup")  # fmt: skip
+        return predict_roofline(model, gpu, gpus, dtype, input_len, output_len, load, engine=engine, layout=layout)
+    for name, asked in (("engine", engine), ("tensor_parallel", layout != Layout())):
+        if asked:
+            raise InputError(name, "a run or a published table was measured on its own engine and layout; "
+                                   "--engine and the parallel flags choose those of a roofline:MODEL@NxGPU:DTYPE "
+                                   "setup")  # fmt: skip
     profile = find_profile(source, db_path)
     if profile.offline:
         raise InputError("source", f"{source} is an offline maximum-throughput table (no latencies); name a "

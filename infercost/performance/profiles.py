@@ -18,11 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from infercost.errors import InputError
-from infercost.performance.architectures import ARCHITECTURES, find_architecture
+from infercost.performance.models import find_bundled
 from infercost.performance.calibrate import Observation, Setup
 from infercost.performance.engine import EngineConfig, engine_preset
 from infercost.performance.engine import Hardware as EngineHardware
-from infercost.performance.roofline import DTYPE_ALIASES, DTYPE_BYTES, ModelShape, model_shape_from_config
+from infercost.performance.roofline import DTYPE_ALIASES, DTYPE_BYTES, ModelShape
+from infercost.performance.roofline import model_shape as shape_of
 from infercost.performance.validation import OfflineTable, Table, dtype_width
 
 BUNDLED_KINDS = ("measured", "published")
@@ -192,10 +193,12 @@ def find_profile(profile_id: str, db_path: str | Path | None = None) -> Throughp
 
 
 def model_shape(model: str) -> ModelShape:
-    found = find_architecture(model)
+    """The engine model's shape of a bundled architecture (``models list``), dense or mixture-of-experts."""
+    found = find_bundled(model)
     if found is None:
-        raise InputError("model", f"unknown architecture {model!r}; known: {', '.join(ARCHITECTURES)}")
-    return model_shape_from_config(found[1])
+        raise InputError("model", f"unknown architecture {model!r}; `python -m infercost models list` lists the "
+                                  "bundled ones")  # fmt: skip
+    return shape_of(found.architecture())
 
 
 def engine_hardware(gpu: str, gpus: int, dtype: str) -> EngineHardware:
@@ -260,7 +263,7 @@ def validation_tables(profiles: Sequence[ThroughputProfile] | None = None) -> li
         # (Llama-3.3-70B on two H100s, 5000/500: mean TTFT 407 ms alone, 689 ms at 25 users; 2024's 70B on four
         # H100s, 2000/200: 112 ms and 1729 ms), so calibrations move between GPUs of one release only.
         engine = f"{engine} {profile.engine_version}" if profile.engine_version else engine
-        model = find_architecture(profile.model)[0]
+        model = find_bundled(profile.model).name
         group = (model, engine, profile.hardware, str(profile.gpus_per_replica), setup.dtype)
         tables.append(Table(profile.id, group, (model, engine, dtype_width(setup.dtype)), setup, tuple(points)))
     return tables
@@ -273,8 +276,8 @@ def offline_tables(profiles: Sequence[ThroughputProfile] | None = None) -> list[
     for profile in bundled_profiles() if profiles is None else profiles:
         if not profile.offline:
             continue
-        found = find_architecture(profile.model)
-        model = found[0] if found else profile.model
+        found = find_bundled(profile.model)
+        model = found.name if found else profile.model
         engine, _ = engine_preset(profile.engine)
         dtype = weights_dtype(profile.dtype)
         setup, reason = None, ""
