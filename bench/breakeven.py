@@ -29,7 +29,7 @@ def main() -> None:
     parser.add_argument("--scan-points", type=int, default=2_000)
     args = parser.parse_args()
     catalog = bundled_api_prices()
-    for throughput in bundled_profiles():
+    for throughput in (p for p in bundled_profiles() if p.calibration_set):  # not the thousand held-out tables
         profile = parse_profile({"calls_per_day": 100_000, "prompt_tokens": 1200, "output_tokens": 300,
                                  "retry_rate": 0.05, "self_host": [{"name": "s", "throughput": {"run": throughput.id},
                                  "slo": DEFAULT_SLO, "gpu_price_per_hour": rented_price(throughput.hardware)[0]}]})  # fmt: skip

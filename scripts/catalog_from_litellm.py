@@ -46,9 +46,20 @@ def map_path(path: Path, folder: Path) -> Path:
         return Path(wheel.extract(MAP_MEMBER, folder))
 
 
+def _current_entries() -> list[dict[str, Any]]:
+    return json.loads((DATA / "api_prices.json").read_text())["entries"]
+
+
+def current_open_weights() -> dict[str, str | None]:
+    """Catalog id -> the public checkpoint it serves, as reviewed by hand (the map does not say; SOURCES.md, "Open
+    weights"). Carried over so a refresh keeps them; a new host entry has none until someone adds it, which the
+    catalog test reports."""
+    return {entry["id"]: entry["open_weights"] for entry in _current_entries() if "open_weights" in entry}
+
+
 def current_keys() -> dict[str, str]:
     """Catalog id -> map key of the entries bundled now (older files name the key only in ``notes``)."""
-    entries = json.loads((DATA / "api_prices.json").read_text())["entries"]
+    entries = _current_entries()
     keys = {}
     for entry in entries:
         key = entry.get("litellm_key") or re.search(r"key '([^']+)'", entry.get("notes", ""))
@@ -120,7 +131,9 @@ def build(map_file: Path) -> tuple[list[ApiPrice], dict[str, str]]:
     ids = {entry.id for entry in selected.entries}
     order = {model_id: index for index, model_id in enumerate(kept)}
     entries = sorted(selected.entries, key=lambda e: (order.get(e.id, len(order)), e.provider, e.id))
-    built = [apply_choices(entry, document[entry.litellm_key], choices, ids) for entry in entries]
+    weights = current_open_weights()
+    built = [apply_choices(entry, document[entry.litellm_key], choices, ids).model_copy(
+        update={"open_weights": weights.get(entry.id)}) for entry in entries]  # fmt: skip
     covered = {key: reason for key, reason in selected.skipped.items() if _covered(document.get(key))}
     return built, covered
 
@@ -132,8 +145,8 @@ def _covered(raw: Any) -> bool:
 
 
 def _compact(entry: ApiPrice) -> dict[str, Any]:
-    """The entry as JSON without the fields it leaves empty."""
-    return {k: v for k, v in entry.model_dump(mode="json").items() if v not in (None, [], "")}
+    """The entry as JSON without the fields it leaves empty; ``open_weights`` stays when null (null says "closed")."""
+    return {k: v for k, v in entry.model_dump(mode="json").items() if v not in (None, [], "") or k == "open_weights"}
 
 
 def main(argv: list[str]) -> int:

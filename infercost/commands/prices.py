@@ -29,6 +29,7 @@ from infercost.pricing.diff import (
 )
 from infercost.pricing.lifecycle import lifecycle, lifecycle_note
 from infercost.pricing.litellm import skipped_lines
+from infercost.pricing.open_weights import offers_of_weights
 
 
 def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
@@ -37,9 +38,13 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         parents=[common],
         help="list API and GPU prices with source, date and lifecycle; diff or update against a newer price map",
         description="List the price catalog. Examples: python -m infercost prices --json; "
+        "python -m infercost prices --open-weights openai/gpt-oss-120b --json; "
         "python -m infercost prices diff --litellm model_prices_and_context_window.json",
     )
     _source_options(parser)
+    parser.add_argument("--open-weights", metavar="MODEL",
+                        help="only the API offers of one model's public weights (a Hugging Face id or its name, e.g. "
+                        "gpt-oss-120b), and of checkpoints with the same architecture, marked as such")  # fmt: skip
     parser.set_defaults(handler=run, render=render)
     actions = parser.add_subparsers(dest="prices_action", parser_class=type(parser))
     for name, handler, text in (("diff", run_diff, "list what a newer price file would change"),
@@ -81,6 +86,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if args.overrides:
         api = merge(api, load_api_overrides(args.overrides))
     today = dt.date.today()
+    if args.open_weights is not None:
+        found = offers_of_weights(args.open_weights, api)
+        return {"model": found.model, "open_weights": list(found.open_weights), "architecture": found.architecture,
+                "offers": [{"match": match, **_with_age(entry, today)} for match, entry in found.offers]}  # fmt: skip
     payload = {
         "api": [_with_age(entry, today) for entry in api],
         "gpu": [_with_age(entry, today) for entry in gpu_prices_with_home()],
@@ -125,6 +134,8 @@ def run_update(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def render(payload: dict[str, Any]) -> str:
+    if "offers" in payload:
+        return render_open_weights(payload)
     api_columns = ("id", "provider", "input_per_mtok", "output_per_mtok", "cached_input_per_mtok", "tokenizer")
     gpu_columns = ("id", "gpu", "provider", "kind", "price_per_hour")
     dated = ("as_of", "age_days")
@@ -139,6 +150,13 @@ def render(payload: dict[str, Any]) -> str:
         heading = "Retired or retiring within 30 days (kept for old scenarios)"
         parts += [heading, table(flagged, ("id", "lifecycle_note"))]
     return "\n\n".join(parts)
+
+
+def render_open_weights(payload: dict[str, Any]) -> str:
+    weights = ", ".join(payload["open_weights"]) or "no catalog offer of that exact checkpoint"
+    heading = f"Offers of {weights} (architecture {payload['architecture']}; US$ per 1M tokens)"
+    columns = ("match", "id", "provider", "open_weights", "input_per_mtok", "output_per_mtok", "lifecycle", "as_of")
+    return heading + "\n\n" + table(payload["offers"], columns)
 
 
 def _names_a_field(line: str) -> bool:

@@ -28,6 +28,11 @@ from infercost.performance.validation import OfflineTable, Table, dtype_width
 
 BUNDLED_KINDS = ("measured", "published")
 POINT_FIELDS = ("concurrency", "request_throughput", "output_throughput", "total_token_throughput")
+# How a table's load was applied: a closed loop of N users (vLLM's --max-concurrency), Poisson arrivals at a request
+# rate (--request-rate), a burst of N requests sent at once with no cap (vllm bench serve without either), or an
+# offline batch inside the engine (trtllm-bench, vllm bench throughput).
+LOADS = ("closed_loop", "request_rate", "burst", "offline")
+ENGINE_KINDS = {"tensorrt-llm": "trtllm", "nim": "trtllm", "vllm": "vllm", "sglang": "sglang"}
 
 
 @dataclass(frozen=True)
@@ -48,13 +53,27 @@ class ThroughputProfile:
     run_id: str | None = None
     fingerprint: dict[str, Any] = field(default_factory=dict)
     notes: str = ""
-    load: str = "closed_loop"  # closed_loop: a sweep over concurrency; offline: everything queued at once
+    load: str = "closed_loop"  # one of LOADS
     engine_version: str | None = None
     pipeline_parallel: int = 1  # stages of a replica's GPUs (the rest is tensor parallelism)
+    engine_kind: str = ""  # vllm | sglang | trtllm, whatever the engine's display name says
+    tensor_parallel: int | None = None  # None: not stated (gpus_per_replica / pipeline_parallel, as before)
+    data_parallel: int = 1  # attention data-parallel ranks of a replica (vLLM/SGLang --data-parallel-size / --dp)
+    expert_parallel: int = 1  # ranks the experts are split over (1: none, or not a mixture of experts)
+    kv_dtype: str | None = None  # the KV cache's dtype where the source states it
+    derived: dict[str, str] = field(default_factory=dict)  # field -> how it was derived from the published ones
+    # Whether the engine model calibrates and validates on this table and sizes workloads on it by default. Tables
+    # bundled for issue 22 (MoE, vLLM/SGLang, AIConfigurator's sample, AMD) say false until the engine model covers
+    # them: they load and can be looked up by id, but they change no calibration, reference or default list yet.
+    calibration_set: bool = True
 
     @property
     def offline(self) -> bool:
         return self.load == "offline"
+
+    @property
+    def closed_loop(self) -> bool:
+        return self.load == "closed_loop"
 
     def latency_ms(self, point: dict[str, float]) -> dict[str, float]:
         return {k: float(v) for k, v in point.items() if k.endswith("_ms") and v is not None}
@@ -81,7 +100,19 @@ def _from_bundled(kind: str, slug: str, document: dict[str, Any]) -> ThroughputP
         load=document.get("load", "closed_loop"),
         engine_version=document.get("engine_version"),
         pipeline_parallel=int(document.get("pipeline_parallel") or 1),
+        engine_kind=document.get("engine_kind") or engine_kind(document.get("engine", "")),
+        tensor_parallel=document.get("tensor_parallel"),
+        data_parallel=int(document.get("data_parallel") or 1),
+        expert_parallel=int(document.get("expert_parallel") or 1),
+        kv_dtype=document.get("kv_dtype"),
+        derived=document.get("derived", {}),
+        calibration_set=bool(document.get("calibration_set", True)),
     )
+
+
+def engine_kind(engine: str) -> str:
+    """An engine's display name (``NVIDIA NIM 1.8.0``, ``vLLM 0.16.0``) as vllm, sglang or trtllm."""
+    return ENGINE_KINDS[engine_preset(engine)[0]]
 
 
 def _point_order(point: dict[str, Any]) -> tuple[float, float, float]:
@@ -90,13 +121,15 @@ def _point_order(point: dict[str, Any]) -> tuple[float, float, float]:
 
 
 def closed_loop_profiles() -> tuple[ThroughputProfile, ...]:
-    """Bundled profiles a workload can be sized on: concurrency sweeps with latencies, not offline maxima."""
-    return tuple(p for p in bundled_profiles() if not p.offline)
+    """Bundled profiles a workload can be sized on: concurrency sweeps with latencies, not offline maxima, request
+    rates or bursts (their points have no concurrency); tables outside the calibration set are looked up by id only."""
+    return tuple(p for p in bundled_profiles() if p.closed_loop and p.calibration_set)
 
 
 @cache
 def bundled_profiles() -> tuple[ThroughputProfile, ...]:
-    """This project's own measurements first, then published tables."""
+    """This project's own measurements first, then published tables; tables held out of calibration last (so
+    whatever takes the first suitable profile keeps taking the one it took before issue 22's data)."""
     profiles = []
     root = resources.files("infercost.performance").joinpath("data")
     for kind in BUNDLED_KINDS:
@@ -107,7 +140,7 @@ def bundled_profiles() -> tuple[ThroughputProfile, ...]:
             if item.name.endswith(".json"):
                 document = json.loads(item.read_text(encoding="utf-8"))
                 profiles.append(_from_bundled(kind, item.name.removesuffix(".json"), document))
-    return tuple(profiles)
+    return tuple(sorted(profiles, key=lambda p: not p.calibration_set))  # a stable sort: file order otherwise
 
 
 def _median_point(summaries: list[dict[str, Any]]) -> dict[str, float]:
@@ -181,8 +214,11 @@ def find_profile(profile_id: str, db_path: str | Path | None = None) -> Throughp
         if profile.id == profile_id:
             return profile
     if profile_id.split(":", 1)[0] in BUNDLED_KINDS:
-        known = ", ".join(p.id for p in bundled_profiles()) or "none"
-        raise InputError("run", f"no bundled profile {profile_id!r}; bundled: {known}")
+        listed = [p.id for p in bundled_profiles() if p.calibration_set]  # over a thousand would drown the line
+        held_out = len(bundled_profiles()) - len(listed)
+        known = ", ".join(listed) or "none"
+        more = f" and {held_out} held out of calibration (files in performance/data/published)" if held_out else ""
+        raise InputError("run", f"no bundled profile {profile_id!r}; bundled: {known}{more}")
     from infercost.store import connect, get_run
 
     db = connect(db_path)
@@ -238,7 +274,7 @@ def engine_setup(profile: ThroughputProfile) -> Setup:
 
 def observations(profile: ThroughputProfile) -> list[Observation]:
     """A closed-loop profile's points as the engine model fits them; points without throughput are left out."""
-    if profile.offline or not (profile.input_len and profile.output_len):
+    if not profile.closed_loop or not (profile.input_len and profile.output_len):
         raise InputError("run", f"{profile.id} has no closed-loop points at a known token shape")
     return [
         Observation(int(p["concurrency"]), round(profile.input_len), round(profile.output_len),
@@ -249,15 +285,45 @@ def observations(profile: ThroughputProfile) -> list[Observation]:
     ]
 
 
+def unpredictable_reason(profile: ThroughputProfile) -> str:
+    """Why the engine model cannot simulate a profile yet ("" when it can): an architecture it has no shape for (the
+    mixture-of-experts models of the published tables, for now), a layout it does not simulate (pipeline, attention
+    data or expert parallelism), a GPU without a datasheet, a dtype it has no bytes for, no closed-loop points, or,
+    for a table it could simulate, that the table is not in the calibration set yet."""
+    if profile.pipeline_parallel > 1 or profile.data_parallel > 1 or profile.expert_parallel > 1:
+        return "layout not simulated (pipeline, attention data or expert parallelism)"
+    if not profile.closed_loop:
+        return f"{profile.load} load is not a closed loop"
+    try:
+        engine_setup(profile)
+        observations(profile)
+    except InputError as error:
+        return error.reason.split(";")[0]  # the list of known names after ';' would make every reason unique-long
+    if not profile.calibration_set:  # last: a table the model could simulate says only that it waits
+        return "simulable, not in the calibration set yet (bundled for issue 22)"
+    return ""
+
+
+def validation_skips(profiles: Sequence[ThroughputProfile] | None = None) -> dict[str, int]:
+    """How many bundled tables ``validation_tables`` leaves out, per reason (``unpredictable_reason``, with the
+    model, GPU or dtype named)."""
+    skipped: dict[str, int] = {}
+    for profile in bundled_profiles() if profiles is None else profiles:
+        reason = "" if profile.offline else unpredictable_reason(profile)
+        if reason:
+            skipped[reason] = skipped.get(reason, 0) + 1
+    return dict(sorted(skipped.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
 def validation_tables(profiles: Sequence[ThroughputProfile] | None = None) -> list[Table]:
-    """Every closed-loop profile the engine model can simulate, as a table for ``validation``."""
+    """Every closed-loop profile the engine model can simulate, as a table for ``validation``; the others (see
+    ``validation_skips``) are left out."""
     tables = []
     for profile in closed_loop_profiles() if profiles is None else profiles:
-        try:
-            setup = engine_setup(profile)
-            points = observations(profile)
-        except InputError:
+        if unpredictable_reason(profile):
             continue
+        setup = engine_setup(profile)
+        points = observations(profile)
         engine, _ = engine_preset(profile.engine)
         # A release is part of the engine: NIM 1.8.0 queues a closed loop's prompts unlike the 2024 NIM releases
         # (Llama-3.3-70B on two H100s, 5000/500: mean TTFT 407 ms alone, 689 ms at 25 users; 2024's 70B on four
@@ -283,13 +349,18 @@ def offline_tables(profiles: Sequence[ThroughputProfile] | None = None) -> list[
         setup, reason = None, ""
         if profile.pipeline_parallel > 1:
             reason = "pipeline parallelism is not simulated"
+        elif any(p.get("num_requests") for p in profile.points):
+            reason = "a sweep over the batch's request count, not one maximum per shape"
+        elif not profile.calibration_set:
+            reason = "not in the calibration set yet (bundled for issue 22)"
         else:
             try:
                 setup = engine_setup(profile)
             except InputError as error:
                 reason = str(error)
-        points = {(int(p["input_len"]), int(p["output_len"])): float(p["output_throughput"])
-                  for p in profile.points if p.get("output_throughput") and p.get("input_len") and p.get("output_len")}
+        points = {} if reason.startswith("a sweep") else {
+            (int(p["input_len"]), int(p["output_len"])): float(p["output_throughput"])
+            for p in profile.points if p.get("output_throughput") and p.get("input_len") and p.get("output_len")}
         family = (model, engine, dtype_width(dtype))
         tables.append(OfflineTable(profile.id, profile.engine_version or "", model, family, profile.hardware,
                                    profile.gpus_per_replica, dtype, points, setup, reason))  # fmt: skip

@@ -95,20 +95,32 @@ class ModelShape:
         return 4 * self.n_layers * self.n_heads * self.head_dim
 
 
-# Driver names (``NVIDIA H100 80GB HBM3``) to the catalog's GPU names, whose datasheet figures (bandwidth, peak
-# FLOPs, with sources) live in the pricing catalog's gpu_specs.json. First match wins: specific patterns first.
+# Driver names (``NVIDIA H100 80GB HBM3``, ``AMD Instinct MI300X``) to the catalog's GPU names, whose datasheet figures
+# (bandwidth, peak FLOPs, native dtypes, with sources) live in the pricing catalog's gpu_specs.json. First match wins,
+# and a pattern is a substring, so one that is inside another name comes after it: "gb200" before "b200", "gh200" and
+# "h200" before "h20", "l40s" before "l40".
 GPU_NAME_PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("gh200",), "GH200"),
+    (("gb300",), "GB300"),
+    (("gb200",), "GB200"),
     (("h200",), "H200"),
+    (("h20",), "H20"),
     (("h100", "pcie"), "H100 PCIe"),
     (("h100", "nvl"), "H100 NVL"),
     (("h100",), "H100 SXM"),
+    (("b300",), "B300"),
     (("b200",), "B200"),
+    (("rtx pro 6000", "server"), "RTX PRO 6000 Blackwell Server"),
+    (("mi300x",), "MI300X"),
+    (("mi325x",), "MI325X"),
+    (("mi355x",), "MI355X"),
+    (("a100", "pcie", "40gb"), "A100 40GB PCIe"),
     (("a100", "40gb"), "A100 40GB"),
     (("a100", "pcie"), "A100 80GB PCIe"),
     (("a100",), "A100 80GB"),
     (("l40s",), "L40S"),
     (("l40",), "L40"),
+    (("l20",), "L20"),
     (("a10g",), "A10G"),
     (("a10",), "A10"),
     (("l4",), "L4"),

@@ -14,7 +14,13 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from infercost.costmodel.api_bill import TokenPrices
 
 Fidelity = Literal["exact", "proxy", "heuristic"]
+# The formats a GPU's tensor (matrix) cores multiply natively, in the names the architecture module uses for weight
+# dtypes. int4 is not among them: AWQ/GPTQ int4 kernels dequantize to 16-bit on every GPU here.
+NativeDtype = Literal["float16", "bfloat16", "fp8", "int8", "mxfp6", "mxfp4", "nvfp4"]
+FP4_DTYPES = frozenset({"mxfp4", "nvfp4"})
 NonNegativePrice = Field(ge=0, le=10_000)
+# A Hugging Face repository id, ``owner/name`` (the characters the Hub allows).
+HF_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$"
 OptionalPrice = Field(default=None, ge=0, le=10_000)
 
 
@@ -52,6 +58,8 @@ class ApiPrice(BaseModel):
     deprecation_date: dt.date | None = None
     successor: str | None = Field(default=None, min_length=1, max_length=200)
     litellm_key: str | None = Field(default=None, min_length=1, max_length=300)
+    # The public checkpoint this offer serves (None: closed, or none known); SOURCES.md, "Open weights".
+    open_weights: str | None = Field(default=None, max_length=200, pattern=HF_ID_PATTERN)
     tokenizer: str = Field(default="o200k_base", min_length=1)
     tokenizer_fidelity: Fidelity = "proxy"
     tokenizer_note: str = ""
@@ -120,6 +128,8 @@ class GpuSpec(BaseModel):
     bf16_dense_tflops: float = Field(gt=0)
     fp8_dense_tflops: float | None = Field(default=None, gt=0)  # None: no FP8 tensor cores (A100 and older)
     fp4_dense_tflops: float | None = Field(default=None, gt=0)  # None: no FP4 tensor cores (before Blackwell)
+    native_dtypes: tuple[NativeDtype, ...] = Field(min_length=1)
+    native_dtypes_source: str = Field(min_length=1)  # URL of the page that lists the tensor cores' formats
     board_power_w: float = Field(gt=0)
     # GB/s between the GPUs of one server, both directions together: NVLink where the part has it, else its PCIe
     # slot. Tensor-parallel all-reduces cross it every layer. None: not known (no communication cost is modelled).
@@ -128,3 +138,18 @@ class GpuSpec(BaseModel):
     source: str = Field(min_length=1)
     as_of: dt.date
     notes: str = ""
+
+    @model_validator(mode="after")
+    def _dtypes_match_peaks(self) -> GpuSpec:
+        """A peak rate and the dtype it is for come together: FP8 (FP4) TFLOPS without FP8 (an FP4 format) among
+        the native dtypes, or the other way, is a datasheet typo that would price a dtype the GPU cannot run."""
+        dtypes = set(self.native_dtypes)
+        if len(dtypes) != len(self.native_dtypes):
+            raise ValueError("native_dtypes lists a dtype twice")
+        if "bfloat16" not in dtypes:
+            raise ValueError("native_dtypes must include bfloat16 (bf16_dense_tflops is its peak)")
+        if ("fp8" in dtypes) != (self.fp8_dense_tflops is not None):
+            raise ValueError("fp8 in native_dtypes and fp8_dense_tflops go together")
+        if bool(dtypes & FP4_DTYPES) != (self.fp4_dense_tflops is not None):
+            raise ValueError("an FP4 format (mxfp4, nvfp4) in native_dtypes and fp4_dense_tflops go together")
+        return self
