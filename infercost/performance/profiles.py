@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import replace, dataclass, field
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -251,8 +251,14 @@ def engine_hardware(gpu: str, gpus: int, dtype: str) -> EngineHardware:
     raise InputError("gpu", f"no datasheet for {gpu!r}; known: {known}")
 
 
+# A published table's "fp4" is NVIDIA's NVFP4 (AIConfigurator's sample, TensorRT-LLM's overview): the 4-bit format
+# its tensor cores run and its checkpoints (nvidia/*-NVFP4) ship in.
+PUBLISHED_DTYPES = {"fp4": "nvfp4"}
+
+
 def weights_dtype(dtype: str) -> str:
     lowered = dtype.lower()
+    lowered = PUBLISHED_DTYPES.get(lowered, lowered)
     return "bfloat16" if lowered in ("", "auto", "bf16", "bfloat16") else DTYPE_ALIASES.get(lowered, lowered)
 
 
@@ -313,6 +319,12 @@ def validation_skips(profiles: Sequence[ThroughputProfile] | None = None) -> dic
         if reason:
             skipped[reason] = skipped.get(reason, 0) + 1
     return dict(sorted(skipped.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def held_out_profiles() -> tuple[ThroughputProfile, ...]:
+    """The published closed-loop tables kept out of calibration (issue 22's vLLM, SGLang and MoE sweeps), as
+    profiles the validation may score: ``bench.held_out_accuracy`` predicts them from each other."""
+    return tuple(replace(p, calibration_set=True) for p in bundled_profiles() if not p.calibration_set)
 
 
 def validation_tables(profiles: Sequence[ThroughputProfile] | None = None) -> list[Table]:
