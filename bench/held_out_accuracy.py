@@ -3,6 +3,7 @@ and TensorRT-LLM sweeps of MoE and dense models on H100 to B300 and MI300X), per
 
     python -m bench.held_out_accuracy            # shape and one_shape transfers, per kind and engine
     python -m bench.held_out_accuracy --transfer gpu --json
+    python -m bench.held_out_accuracy --write      # every transfer, stored for predictions calibrated on these tables
 
 Each (kind, engine) slice is validated on its own (``validation.validate``): a table predicted from the other
 tables of its setup (``shape``), from one of them (``one_shape``), or from the same model on other GPUs (``gpu``).
@@ -19,6 +20,7 @@ import sys
 import time
 from collections import defaultdict
 
+from infercost.performance.expected_error import HELD_OUT_ERROR_PATH
 from infercost.performance.profiles import held_out_profiles, unpredictable_reason, validation_tables
 from infercost.performance.validation import TRANSFERS, validate
 
@@ -29,6 +31,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--transfer", action="append", choices=TRANSFERS, help="transfers (default: shape, one_shape)")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.add_argument("--write", action="store_true", help=f"run every transfer and store the errors in "
+                        f"{HELD_OUT_ERROR_PATH.name}")  # fmt: skip
     args = parser.parse_args(argv)
     started = time.perf_counter()
     profiles = [p for p in held_out_profiles() if p.closed_loop]
@@ -45,8 +49,11 @@ def main(argv: list[str] | None = None) -> int:
                "refused": dict(refused), "slices": {}}  # fmt: skip
     for (kind, engine), tables in sorted(slices.items()):
         print(f"  {kind} {engine}: {len(tables)} tables", file=sys.stderr)
-        errors, _ = validate(tables, args.transfer or ("shape", "one_shape"))
+        transfers = TRANSFERS if args.write else args.transfer or ("shape", "one_shape")
+        errors, _ = validate(tables, transfers)
         summary["slices"][f"{kind}/{engine}"] = errors.summary()
+    if args.write:
+        HELD_OUT_ERROR_PATH.write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
     if args.json:
         print(json.dumps(summary, indent=2))
         return 0

@@ -25,6 +25,7 @@ from infercost.performance.models import find_bundled
 from infercost.performance.calibrate import (
     PRIOR,
     Calibration,
+    Observation,
     Prediction,
     Setup,
     fit,
@@ -34,10 +35,11 @@ from infercost.performance.calibrate import (
     prior_for,
 )
 from infercost.performance.engine import ENGINE_PRESETS, engine_preset, held_weight_bytes
-from infercost.performance.expected_error import expected_error, stored_calibrations
+from infercost.performance.expected_error import expected_error, held_out_error, stored_calibrations
 from infercost.performance.profiles import (
     ThroughputProfile,
     closed_loop_profiles,
+    held_out_profiles,
     model_shape,
     engine_hardware,
     engine_setup,
@@ -81,13 +83,19 @@ class Layout:
                                                 f"{tensor} GPUs")  # fmt: skip
         if self.expert_parallel > 1 and not shape.num_experts:
             raise InputError("expert_parallel", "a dense model has no experts to spread")
-        if self.expert_parallel > tensor:
-            raise InputError("expert_parallel", f"experts spread over more GPUs than one engine's {tensor} (across "
-                                                "data-parallel engines) are not simulated")  # fmt: skip
+        if self.expert_parallel > gpus:
+            raise InputError("expert_parallel", f"experts cannot spread over more than the setup's {gpus} GPUs")
         if self.expert_parallel > 1 and shape.num_experts % self.expert_parallel:
             raise InputError("expert_parallel", f"{shape.num_experts} experts do not divide among "
                                                 f"{self.expert_parallel} GPUs")  # fmt: skip
         return Layout(tensor, self.expert_parallel, self.data_parallel)
+
+    @property
+    def engines(self) -> int:
+        """Engines simulated apart: the data-parallel ones, unless experts span them (attention data parallelism
+        beside wide expert parallelism, as SGLang and TensorRT-LLM run DeepSeek), whose ranks step together
+        through every MoE layer: one engine over all the GPUs, then."""
+        return 1 if self.expert_parallel > (self.tensor_parallel or 1) else self.data_parallel
 
 
 @dataclass(frozen=True)
@@ -270,7 +278,8 @@ def predict_profile(profile: ThroughputProfile, input_len: int, output_len: int,
 
 def _reference(model: str, gpu: str, dtype: str, engine: str | None = None) -> ThroughputProfile | None:
     """The measured or published profile nearest to a setup: same model, then the engine asked for, then same bytes
-    per weight, then same GPU, then measured before published."""
+    per weight, then same GPU, then measured before published. The calibration set first; for a model it lacks
+    (today's MoE models), the published tables kept out of it (``held_out_tables``)."""
     wanted = find_bundled(model)
     candidates = [p for p in closed_loop_profiles() if find_bundled(p.model) == wanted and p.input_len]
     same_width = {"float16": "bfloat16", "bfloat16": "float16"}
@@ -282,7 +291,62 @@ def _reference(model: str, gpu: str, dtype: str, engine: str | None = None) -> T
                 p.basis != "measured")  # fmt: skip
 
     usable = [p for p in candidates if _usable(p)]
-    return min(usable, key=nearness, default=None)
+    if usable:
+        return min(usable, key=nearness)
+    held_out = [t for t in held_out_tables().values() if find_bundled(t.profile.model) == wanted]
+    observed = _group_observations()
+
+    def data(t: HeldOutTable) -> tuple[bool, int]:
+        """More of a setup's points, and some at a few users, make a sounder calibration than one point at 512."""
+        points = observed[t.table.group]
+        return (not any(o.concurrency <= 16 for o in points), -len(points))
+
+    best = min(held_out, key=lambda t: (*nearness(t.profile), *data(t)), default=None)
+    return best.profile if best else None
+
+
+@cache
+def _group_observations() -> dict[tuple[str, ...], list[Observation]]:
+    groups: dict[tuple[str, ...], list[Observation]] = {}
+    for t in held_out_tables().values():
+        groups.setdefault(t.table.group, []).extend(t.table.observations)
+    return groups
+
+
+@dataclass(frozen=True)
+class HeldOutTable:
+    profile: ThroughputProfile
+    table: Table
+
+
+@cache
+def held_out_tables() -> dict[str, HeldOutTable]:
+    """The held-out published tables the engine model can simulate, by profile id (validated apart, by
+    ``bench.held_out_accuracy``)."""
+    profiles = {p.id: p for p in held_out_profiles() if p.closed_loop}
+    return {t.id: HeldOutTable(profiles[t.id], t) for t in validation_tables(list(profiles.values()))}
+
+
+@cache
+def _calibrated_held_out(profile_id: str) -> Calibration:
+    """A held-out table's setup fitted on every held-out table of that setup."""
+    group = held_out_tables()[profile_id].table.group
+    return fit_tables([t.table for t in held_out_tables().values() if t.table.group == group])
+
+
+def _reference_calibration(reference: ThroughputProfile, gpu: str, gpus: int) -> tuple[Setup, Calibration, str,
+                                                                                         dict[str, dict[str, float]]]:
+    """The reference's setup and calibration, the transfer that moving it here is, and that transfer's measured
+    error: on the calibration set's tables, or on the held-out tables of the reference's model kind and engine."""
+    if reference.id not in held_out_tables():
+        setup, calibration, _ = calibrate_profile(reference)
+        return setup, calibration, "gpu", expected_error("gpu")
+    setup = held_out_tables()[reference.id].table.setup
+    same_gpus = reference.hardware.lower() == gpu.lower() and reference.gpus_per_replica == gpus
+    transfer = "shape" if same_gpus else "gpu"
+    kind = "moe" if setup.shape.num_experts else "dense"
+    error = held_out_error(kind, engine_preset(reference.engine)[0], transfer)
+    return setup, _calibrated_held_out(reference.id), transfer, error
 
 
 def _usable(profile: ThroughputProfile) -> bool:
@@ -329,21 +393,23 @@ def predict_roofline(
     dtype, engine = weights_dtype(dtype), engine_name(engine)
     engine_hardware(gpu, gpus, dtype)  # an unknown GPU is refused first
     layout = layout.resolved(gpus, model_shape(model))
-    hardware = engine_hardware(gpu, layout.tensor_parallel, dtype)
+    engines = layout.engines
+    hardware = engine_hardware(gpu, gpus // engines, dtype)
     setup_for(model, hardware, dtype, ENGINE_PRESETS["vllm"])  # an unknown model or dtype is refused first
     reference = _reference(model, gpu, dtype, engine)
     spec = f"roofline:{model}@{gpus}x{hardware.gpu}:{dtype}"
+    error: dict[str, dict[str, float]] = {}
     if reference is not None:
-        reference_setup, calibration, _ = calibrate_profile(reference)
+        reference_setup, calibration, transfer, error = _reference_calibration(reference, hardware.gpu, gpus)
         measured_on = engine_preset(reference.engine)[0]
-        notes = [f"engine model calibrated on {reference.id} ({reference.hardware}, {reference.dtype}), moved to "
-                 f"{gpus}x {hardware.gpu}: bandwidth, compute and KV-cache capacity from the datasheet"]  # fmt: skip
-        transfer = "gpu"
+        notes = [f"engine model calibrated on {reference.id} ({reference.gpus_per_replica}x {reference.hardware}, "
+                 f"{reference.dtype}, {reference.engine}), moved to {gpus}x {hardware.gpu}: bandwidth, compute and "
+                 "KV-cache capacity from the datasheet"]  # fmt: skip
         if engine not in (None, measured_on):  # another engine's scheduler over this engine's fitted step costs
             calibration = replace(calibration, engine=None)
             notes.append(f"measured on {measured_on}, scheduled as {engine} (its preset: step budget, chunked "
                          f"prefill, KV reservation); the error of moving between engines is not measured")
-            transfer = "engine"
+            transfer, error = "engine", {}
         setup = setup_for(model, hardware, dtype, ENGINE_PRESETS[engine] if engine else reference_setup.engine)
     else:
         setup = setup_for(model, hardware, dtype, ENGINE_PRESETS[engine or "vllm"])
@@ -352,24 +418,26 @@ def predict_roofline(
                  "alone (75-80% of bandwidth, 50% of peak compute); its error is unknown"]  # fmt: skip
         transfer = "none"
     setup = _cached(replace(setup, expert_parallel=layout.expert_parallel), load, notes)
-    if layout.data_parallel > 1:
-        notes.append(f"{layout.data_parallel} data-parallel engines of {layout.tensor_parallel} GPUs, each serving "
-                     "its share of the load")  # fmt: skip
+    if engines > 1:
+        notes.append(f"{engines} data-parallel engines of {hardware.gpus} GPUs, each serving its share of the load")
+    elif layout.data_parallel > 1:
+        notes.append(f"attention data parallel over {layout.data_parallel} ranks beside experts over "
+                     f"{layout.expert_parallel} GPUs: simulated as one engine over all {gpus} GPUs")  # fmt: skip
     capacity = calibration.applied_to(setup).config.kv_capacity_tokens
     if not capacity:
         raise InputError("gpus", f"{model}'s weights at {dtype} ({held_weight_bytes(setup.shape, dtype) / 1e9:,.0f} "
-                                 f"GB) leave no room for a KV cache on {layout.tensor_parallel}x {hardware.gpu} "
+                                 f"GB) leave no room for a KV cache on {hardware.gpus}x {hardware.gpu} "
                                  f"({hardware.memory_gb:,.0f} GB each): use more GPUs or a smaller dtype")  # fmt: skip
     wanted = load.concurrencies or DEFAULT_CONCURRENCIES
-    per_engine = [max(1, round(c / layout.data_parallel)) for c in wanted]
+    per_engine = [max(1, round(c / engines)) for c in wanted]
     fits = [c for c, share in zip(wanted, per_engine, strict=True) if share * (input_len + output_len) <= capacity]
     if len(fits) < len(wanted):
-        notes.append(f"KV cache holds {capacity:,.0f} tokens an engine on {layout.tensor_parallel}x {hardware.gpu}: "
+        notes.append(f"KV cache holds {capacity:,.0f} tokens an engine on {hardware.gpus}x {hardware.gpu}: "
                      "levels that do not fit are left out")  # fmt: skip
-    points = _levels(setup, calibration, input_len, output_len, fits, load, layout.data_parallel)
+    points = _levels(setup, calibration, input_len, output_len, fits, load, engines)
     scheduled = engine or (engine_preset(reference.engine)[0] if reference else "vllm")
     return PredictedProfile("roofline", spec, model, hardware.gpu, gpus, dtype, input_len, output_len, points,
-                            transfer, expected_error(transfer), calibration, notes, scheduled,
+                            transfer, error, calibration, notes, scheduled,
                             setup.cached_prompt_fraction, layout)  # fmt: skip
 
 

@@ -271,11 +271,15 @@ def setup_for(model: str, hardware: EngineHardware, dtype: str, engine: EngineCo
 
 
 def engine_setup(profile: ThroughputProfile) -> Setup:
-    """A profile's setup, with its engine's scheduling defaults."""
+    """A profile's setup, with its engine's scheduling defaults. Experts spread over ``expert_parallel`` GPUs
+    exchange tokens all-to-all; attention data parallelism (SGLang's and TensorRT-LLM's DP attention beside expert
+    parallelism) is taken as one engine over all the GPUs: its ranks step together through the MoE layers, and
+    the attention weights each rank reads again are a small share of a MoE model's bytes (an approximation)."""
     dtype = weights_dtype(profile.dtype)
     _, config = engine_preset(profile.engine)
-    return setup_for(profile.model, engine_hardware(profile.hardware, profile.gpus_per_replica or 1, dtype), dtype,
-                     config)  # fmt: skip
+    setup = setup_for(profile.model, engine_hardware(profile.hardware, profile.gpus_per_replica or 1, dtype), dtype,
+                      config)  # fmt: skip
+    return replace(setup, expert_parallel=profile.expert_parallel) if profile.expert_parallel > 1 else setup
 
 
 def observations(profile: ThroughputProfile) -> list[Observation]:
@@ -296,8 +300,8 @@ def unpredictable_reason(profile: ThroughputProfile) -> str:
     mixture-of-experts models of the published tables, for now), a layout it does not simulate (pipeline, attention
     data or expert parallelism), a GPU without a datasheet, a dtype it has no bytes for, no closed-loop points, or,
     for a table it could simulate, that the table is not in the calibration set yet."""
-    if profile.pipeline_parallel > 1 or profile.data_parallel > 1 or profile.expert_parallel > 1:
-        return "layout not simulated (pipeline, attention data or expert parallelism)"
+    if profile.pipeline_parallel > 1:
+        return "layout not simulated (pipeline parallelism)"
     if not profile.closed_loop:
         return f"{profile.load} load is not a closed loop"
     try:
