@@ -156,7 +156,9 @@ def resolve(name: str | None, config_path: str | os.PathLike[str] | None = None)
     """A model by name or config file: a local ``config_path`` wins, then a bundled config, then the Hub."""
     if config_path:
         config = read_config_path(config_path)
-        label = name or str(config.get("_name_or_path") or Path(config_path).expanduser().resolve().name)
+        where = Path(config_path).expanduser().resolve()
+        folder = where.parent.name if where.is_file() else where.name  # a model is named by its directory
+        label = name or str(config.get("_name_or_path") or folder)
         return Resolved(label, "local", from_config(config, label), config)
     if not name or not name.strip():
         raise InputError("model", "give a model name or --config PATH")
@@ -255,3 +257,14 @@ def model_report(resolved: Resolved, *, dtype: str | None = None, kv_dtype: str 
         "flops_per_token": arch.flops_per_token(context), "fits": fits,
         "config_source": resolved.bundled.source if resolved.bundled else None,
     }  # fmt: skip
+
+
+def fits_by_gpu(fits: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``fits`` as one row per GPU the weights fit on: concurrent sequences at each GPU count (None: the weights do
+    not fit on that many), and whether the GPU runs the dtype natively."""
+    rows: dict[str, dict[str, Any]] = {}
+    for fit_row in fits:
+        row = rows.setdefault(fit_row["gpu"], {"gpu": fit_row["gpu"], "native": fit_row["native"]})
+        label = f"{fit_row['gpus']} GPU" + ("s" if fit_row["gpus"] > 1 else "")
+        row[label] = fit_row["max_sequences"] if fit_row["weights_fit"] else None
+    return [row for row in rows.values() if any(v is not None for k, v in row.items() if k.endswith(("GPU", "GPUs")))]

@@ -3,6 +3,8 @@
 import json
 from pathlib import Path
 
+import pandas as pd
+
 from streamlit.testing.v1 import AppTest
 
 from infercost.performance.models import bundled_config
@@ -19,7 +21,7 @@ def metric(at: AppTest, label: str) -> str:
 
 
 def fits_table(at: AppTest):
-    return next(frame.value for frame in at.dataframe if "max_sequences" in frame.value.columns)
+    return next(frame.value for frame in at.dataframe if "1 GPU" in frame.value.columns)
 
 
 def test_gpt_oss_120b_fits_one_h100_with_ten_32k_sequences():
@@ -28,8 +30,10 @@ def test_gpt_oss_120b_fits_one_h100_with_ten_32k_sequences():
     assert metric(at, "Parameters") == "116.83B" and metric(at, "Weights (mxfp4)") == "65.2 GB"
     at.number_input(key="models_context").set_value(32768).run()
     table = fits_table(at)
-    one_h100 = table[(table.gpu == "H100 SXM") & (table.gpus == 1)].iloc[0]
-    assert one_h100.max_sequences == 10 and one_h100.native == "emulated"
+    h100 = table[table.gpu == "H100 SXM"].iloc[0]
+    assert h100["1 GPU"] == 10 and h100["8 GPUs"] > 8 * 10 and h100.native == "emulated"
+    l4 = table[table.gpu == "L4"].iloc[0]
+    assert pd.isna(l4["1 GPU"]) and l4["4 GPUs"] > 0  # 65 GB of weights need four 24 GB L4s
 
 
 def test_a_dtype_and_kv_dtype_change_the_bytes():
@@ -39,7 +43,7 @@ def test_a_dtype_and_kv_dtype_change_the_bytes():
     at.selectbox(key="models_kv_dtype").set_value("fp8").run()
     assert not at.exception
     assert metric(at, "Weights (fp8)") == "34.3 GB"  # 31.2B matmul weights at 1 byte, embedding and head at 2
-    assert metric(at, "KV per token (fp8)") == "128.0 KiB"  # 64 layers x 8 KV heads x 128 x 2 x 1 byte
+    assert metric(at, "KV per token") == "128.0 KiB"  # fp8: 64 layers x 8 KV heads x 128 x 2 x 1 byte
 
 
 def test_a_config_path_is_read_and_a_bad_one_is_shown_on_the_form(tmp_path):

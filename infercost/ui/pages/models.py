@@ -7,6 +7,7 @@ import streamlit as st
 
 from infercost.errors import InputError
 from infercost.performance.architecture import DTYPES
+from infercost.performance.models import fits_by_gpu
 from infercost.ui.cached import model_report_json, model_rows, show_input_error
 
 OTHER = "Another model (Hugging Face id or config.json path)"
@@ -56,24 +57,28 @@ if report is not None:
     m[0].metric("Parameters", f"{report['total_params'] / 1e9:,.2f}B")
     m[1].metric("Active per token", f"{report['active_params'] / 1e9:,.2f}B")
     m[2].metric(f"Weights ({report['dtype']})", f"{report['weight_bytes'] / 1e9:,.1f} GB")
-    m[3].metric(f"KV per token ({report['kv_dtype']})", f"{report['kv_bytes_per_token'] / 1024:,.1f} KiB",
-                help="full-attention layers: what grows with every token")  # fmt: skip
-    m[4].metric(f"KV per {report['context']:,}-token sequence", f"{report['kv_bytes_per_sequence'] / 1e9:,.3f} GB",
-                help="windowed layers capped at their window, plus any per-sequence state")  # fmt: skip
+    m[3].metric("KV per token", f"{report['kv_bytes_per_token'] / 1024:,.1f} KiB",
+                help=f"{report['kv_dtype']} keys and values of the full-attention layers: what grows with every "
+                     "token")  # fmt: skip
+    m[4].metric("KV per sequence", f"{report['kv_bytes_per_sequence'] / 1e9:,.3f} GB",
+                help=f"one sequence of {report['context']:,} tokens in {report['kv_dtype']}: windowed layers capped "
+                     "at their window, plus any per-sequence state")  # fmt: skip
     m[5].metric("FLOPs per token", f"{report['flops_per_token'] / 1e9:,.1f} G")
     source = report.get("config_source")
     if source:
         st.caption(f"config.json of {report['hf_id']}, bundled from {source['repo']} · {source['path']}")
     else:
         st.caption(f"config.json from {report['source']}")
-    fitting = [row for row in report["fits"] if row["weights_fit"]]
-    st.markdown("**Where it fits** (weights, 1 GB runtime per GPU, 90% of the rest for KV cache)")
-    if fitting:
-        table = pd.DataFrame(fitting)[["gpu", "gpus", "max_sequences", "native"]]
+    st.markdown(f"**Where it fits**: concurrent {report['context']:,}-token sequences (KV cache "
+                f"{report['kv_dtype']}) beside the weights, 1 GB runtime per GPU and 90% of the rest for the cache")
+    table = pd.DataFrame(fits_by_gpu(report["fits"]))
+    if not table.empty:
         table["native"] = table["native"].map({True: "native", False: "emulated"})
+        table = table[[c for c in table.columns if c != "native"] + ["native"]]
         st.dataframe(table, hide_index=True, key="models_fits",
-                     column_config={"max_sequences": st.column_config.NumberColumn("concurrent sequences"),
-                                    "native": st.column_config.TextColumn(f"{report['dtype']} on this GPU")})
+                     column_config={"native": st.column_config.TextColumn(f"{report['dtype']} on this GPU")})
+        st.caption("None: the weights do not fit on that many GPUs. Emulated: the GPU has no tensor cores for the "
+                   "format, so its weights are widened to 16 bits for compute (FP4 before Blackwell).")
     else:
         st.warning("The weights fit on no datasheet GPU at up to 8 GPUs.")
     with st.expander("Parameters by part and the config fields read"):
