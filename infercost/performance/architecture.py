@@ -223,8 +223,10 @@ class Architecture:
     """A decoder-only model as its config describes it. Build one with ``from_config``.
 
     ``layers`` says, per layer, which mixer and feed-forward it has and its attention window; ``moe_layers`` and
-    ``attention_layers`` index them. Parameter counts are exact for the config's tensors (embeddings, head, norms,
-    biases); the vision tower of a multimodal config is counted in ``vision_params``, apart from the decoder.
+    ``attention_layers`` index them; ``experts`` (routed count, top-k, per-expert and shared widths) and
+    ``attention`` (kind, heads, MLA ranks) carry what a step-cost model needs. Parameter counts are exact for the
+    decoder's tensors (embeddings, head, norms, biases: equal to what transformers builds from the same config); a
+    multimodal config's vision tower is an estimate (``vision_params``), in the total but not in what a token runs.
     """
 
     name: str

@@ -21,8 +21,10 @@ from infercost.errors import InputError
 from infercost.performance.architecture import Architecture, fit, from_config, normalize_dtype
 
 _CONFIGS = "data/configs"
-# Suffixes a checkpoint's name carries that do not change its architecture.
-_SUFFIXES = re.compile(r"(-(instruct|it|base|hf|chat|bf16|fp8|fp16|thinking|\d{4}|v\d+))+$")
+# Suffixes a checkpoint's name carries that do not change its architecture (dates, releases, quantized copies).
+_SUFFIX = r"-(instruct|it|base|hf|chat|thinking|bf16|fp16|fp8|dynamic|awq|gptq|gguf|mlx|int4|int8|w4a16|w8a8|"\
+          r"nvfp4|mxfp4|\d+bit|\d{4}|v\d+(\.\d+)*)"
+_SUFFIXES = re.compile(f"({_SUFFIX})+$")
 
 
 @dataclass(frozen=True)
@@ -99,8 +101,9 @@ def find_bundled(name: str) -> BundledModel | None:
         for key, canonical in keys:
             if candidate in (key, key.split("/")[-1]):
                 return bundled_models()[canonical]
-    for key, canonical in keys:
-        if "/" not in key and key in short:
+    for key, canonical in keys:  # "meta-llama-3-70b-instruct", "deepseek-r1-0528", not "phi-4-mini"
+        at = short.find(key) if "/" not in key else -1
+        if at >= 0 and re.fullmatch(f"({_SUFFIX})*", short[at + len(key):]):
             return bundled_models()[canonical]
     return None
 

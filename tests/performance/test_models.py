@@ -24,12 +24,14 @@ def cli(*args, env=None):
     ("deepseek-ai/DeepSeek-V3.1", "deepseek-v3"), ("DeepSeek-V3.2-Exp", "deepseek-v3.2"),
     ("Qwen/Qwen3-235B-A22B-Instruct-2507", "qwen3-235b-a22b"), ("meta-llama/Meta-Llama-3-8B-Instruct", "llama-3.1-8b"),
     ("Qwen3 32B", "qwen3-32b"), ("moonshotai/Kimi-K2-Instruct-0905", "kimi-k2"),
+    ("mistralai/Mixtral-8x7B-Instruct-v0.1", "mixtral-8x7b"), ("Qwen/Qwen2.5-7B-Instruct-AWQ", "qwen2.5-7b"),
+    ("nvidia/Llama-3.1-70B-Instruct-FP8", "llama-3.1-70b"),
 ])  # fmt: skip
 def test_names_resolve_as_people_type_them(typed, name):
     assert find_bundled(typed).name == name
 
 
-@pytest.mark.parametrize("typed", ["qwen3", "gpt-4o", "llama"])
+@pytest.mark.parametrize("typed", ["qwen3", "gpt-4o", "llama", "microsoft/Phi-4-mini-instruct", "Qwen3-32B-Coder"])
 def test_a_name_that_is_no_bundled_model_matches_nothing(typed):
     assert find_bundled(typed) is None
 
