@@ -22,7 +22,9 @@ from infercost.performance.architectures import ARCHITECTURES, find_architecture
 from infercost.performance.calibrate import Observation, Setup
 from infercost.performance.engine import EngineConfig, engine_preset
 from infercost.performance.engine import Hardware as EngineHardware
-from infercost.performance.roofline import DTYPE_ALIASES, DTYPE_BYTES, ModelShape, model_shape_from_config
+from infercost.performance.models import find_bundled
+from infercost.performance.roofline import DTYPE_ALIASES, DTYPE_BYTES, ModelShape
+from infercost.performance.roofline import model_shape as shape_of
 from infercost.performance.validation import OfflineTable, Table, dtype_width
 
 BUNDLED_KINDS = ("measured", "published")
@@ -192,11 +194,11 @@ def find_profile(profile_id: str, db_path: str | Path | None = None) -> Throughp
 
 
 def model_shape(model: str) -> ModelShape:
-    found = find_architecture(model)
+    found = find_bundled(model)
     if found is None:
         raise InputError("model", f"unknown architecture {model!r}; known (dense): {', '.join(ARCHITECTURES)}; "
                                   "`python -m infercost models list` lists every bundled model")  # fmt: skip
-    return model_shape_from_config(found[1])
+    return shape_of(found.architecture())
 
 
 def engine_hardware(gpu: str, gpus: int, dtype: str) -> EngineHardware:
