@@ -237,7 +237,8 @@ def model_report(resolved: Resolved, *, dtype: str | None = None, kv_dtype: str 
     context = check_context(arch, min(arch.max_position_embeddings or 8192, 8192) if context is None else context)
     fits = []
     for spec in gpu_specs:
-        native = dtype in native_dtypes(spec) or dtype == "int4"  # int4 is weight-only everywhere (Marlin, AWQ)
+        # int4 is weight-only everywhere (Marlin, AWQ kernels); float32 runs on any GPU's CUDA cores
+        native = dtype in native_dtypes(spec) or dtype in ("int4", "float32")
         for gpus in FIT_GPU_COUNTS:
             row = fit(arch, memory_gb=spec.memory_gb, gpus=gpus, dtype=dtype, kv_dtype=kv, context=context,
                       runtime_gb_per_gpu=RUNTIME_CONTEXT_GB, headroom=MEMORY_HEADROOM)  # fmt: skip
