@@ -66,7 +66,7 @@ DTYPES: dict[str, Dtype] = {
 }
 DTYPE_ALIASES = {"fp32": "float32", "fp16": "float16", "half": "float16", "bf16": "bfloat16", "auto": "",
                  "float8": "fp8", "fp8_e4m3": "fp8", "e4m3": "fp8", "w4a16": "int4", "awq": "int4", "gptq": "int4",
-                 "fp4": "nvfp4", "mxfp4_moe": "mxfp4"}  # fmt: skip
+                 "mxfp4_moe": "mxfp4"}  # fmt: skip  ("fp4" alone is ambiguous: MXFP4 or NVFP4)
 UNQUANTIZED = "bfloat16"  # what embeddings, head, router and norms are kept in beside quantized matmuls
 
 # What a config does not say because transformers hard-codes it in the model class.
@@ -75,7 +75,10 @@ _CLASS_DEFAULTS: dict[str, dict[str, Any]] = {
     "qwen2_moe": {"qkv_bias": True},
     "qwen3": {"qk_norm": True},
     "qwen3_moe": {"qk_norm": True},
-    "gemma3_text": {"qk_norm": True, "norms_per_layer": 4, "tie_word_embeddings": True},
+    # Gemma3TextConfig's defaults: google/gemma-3-*-it configs name only what differs from them.
+    "gemma3_text": {"qk_norm": True, "norms_per_layer": 4, "tie_word_embeddings": True, "vocab_size": 262208,
+                    "head_dim": 256, "num_attention_heads": 8, "num_key_value_heads": 4, "sliding_window": 4096,
+                    "sliding_window_pattern": 6, "max_position_embeddings": 131072},
     "gemma2": {"norms_per_layer": 4, "tie_word_embeddings": True},
     "gemma": {"tie_word_embeddings": True},
     "llama4_text": {"n_shared_experts": 1, "no_rope_layer_interval": 4},
@@ -220,8 +223,10 @@ class Architecture:
     """A decoder-only model as its config describes it. Build one with ``from_config``.
 
     ``layers`` says, per layer, which mixer and feed-forward it has and its attention window; ``moe_layers`` and
-    ``attention_layers`` index them. Parameter counts are exact for the config's tensors (embeddings, head, norms,
-    biases); the vision tower of a multimodal config is counted in ``vision_params``, apart from the decoder.
+    ``attention_layers`` index them; ``experts`` (routed count, top-k, per-expert and shared widths) and
+    ``attention`` (kind, heads, MLA ranks) carry what a step-cost model needs. Parameter counts are exact for the
+    decoder's tensors (embeddings, head, norms, biases: equal to what transformers builds from the same config); a
+    multimodal config's vision tower is an estimate (``vision_params``), in the total but not in what a token runs.
     """
 
     name: str
@@ -344,14 +349,14 @@ class Architecture:
 
     def kv_bytes_per_token(self, kv_dtype: str | None = None) -> float:
         """Bytes one token adds to the cache of the layers whose cache grows without bound (full attention)."""
-        per_value = DTYPES[normalize_dtype(kv_dtype) if kv_dtype else self._default_kv_dtype()].value_bytes
+        per_value = DTYPES[normalize_dtype(kv_dtype) if kv_dtype else self.default_kv_dtype()].value_bytes
         full = sum(1 for layer in self.layers if layer.mixer == "attention" and layer.window is None)
         return full * self.attention.kv_values_per_token() * per_value
 
     def kv_bytes_per_sequence(self, context: int, kv_dtype: str | None = None) -> float:
         """Cache bytes of one sequence of ``context`` tokens: full layers hold all of them, windowed layers at most
         their window, Mamba layers their fixed state."""
-        per_value = DTYPES[normalize_dtype(kv_dtype) if kv_dtype else self._default_kv_dtype()].value_bytes
+        per_value = DTYPES[normalize_dtype(kv_dtype) if kv_dtype else self.default_kv_dtype()].value_bytes
         total = 0.0
         for layer in self.layers:
             if layer.mixer == "attention":
@@ -361,7 +366,11 @@ class Architecture:
                 total += self.mamba.state_values() * DTYPES[self.mamba.state_dtype].value_bytes
         return total
 
-    def _default_kv_dtype(self) -> str:
+    def default_kv_dtype(self, dtype: str | None = None) -> str:
+        """The KV cache's dtype when none is asked for: FP8 beside FP8 weights (as FP8 checkpoints are served), the
+        checkpoint's 16-bit float otherwise (attention never reads 4-bit or integer keys)."""
+        if dtype and normalize_dtype(dtype) == "fp8":
+            return "fp8"
         return self.checkpoint_dtype if not DTYPES[self.checkpoint_dtype].quantized else UNQUANTIZED
 
     def flops_per_token(self, context: int = 0) -> float:
@@ -414,7 +423,8 @@ def from_config(config: Mapping[str, Any], name: str = "") -> Architecture:
     attention = _attention(cfg, hidden)
     experts = _experts(cfg)
     mamba = _mamba(cfg)
-    layers = _layers(cfg, n_layers, experts is not None)
+    max_context = cfg.int("max_position_embeddings", "max_sequence_length", "seq_length", default=0)
+    layers = _layers(cfg, n_layers, experts is not None, max_context)
     if mamba is None and any(layer.mixer == "mamba" for layer in layers):
         raise InputError("config.mamba_num_heads", "a hybrid pattern names Mamba layers but the config has no "
                                                    "mamba_num_heads / mamba_head_dim / ssm_state_size")
@@ -430,7 +440,7 @@ def from_config(config: Mapping[str, Any], name: str = "") -> Architecture:
                                                         default=0),
         experts=experts, mamba=mamba, tie_word_embeddings=bool(cfg.get("tie_word_embeddings", default=False)),
         gated_mlp=gated, norms_per_layer=int(cfg.get("norms_per_layer", default=2)),
-        max_position_embeddings=cfg.int("max_position_embeddings", "max_sequence_length", "seq_length", default=0),
+        max_position_embeddings=max_context,
         checkpoint_dtype=_checkpoint_dtype(cfg), quantization=_quantization(cfg.get("quantization_config")),
         mtp_layers=int(cfg.get("num_nextn_predict_layers", default=0) or 0),
         vision_params=_vision_params(vision, hidden) if isinstance(vision, Mapping) else 0,
@@ -468,7 +478,8 @@ def _attention(cfg: _Fields, hidden: int) -> Attention:
         raise InputError("config.num_attention_heads", "must be positive")
     bias = bool(cfg.get("attention_bias", default=False))
     common = dict(qkv_bias=bias or bool(cfg.get("qkv_bias", default=False)), o_bias=bias,
-                  qk_norm=bool(cfg.get("qk_norm", default=False)), sinks=bool(cfg.get("attention_sinks", default=False)))
+                  qk_norm=bool(cfg.get("qk_norm", default=False)),
+                  sinks=bool(cfg.get("attention_sinks", default=False)))  # fmt: skip
     if cfg.get("kv_lora_rank") is not None:
         rope, nope = cfg.int("qk_rope_head_dim"), cfg.int("qk_nope_head_dim")
         return Attention("mla", heads, heads, rope + nope, cfg.int("v_head_dim"),
@@ -512,15 +523,17 @@ def _mamba(cfg: _Fields) -> Mamba | None:
 _PATTERN = {"M": ("mamba", "none"), "*": ("attention", "none"), "-": ("none", "dense"), "E": ("none", "moe")}
 
 
-def _layers(cfg: _Fields, n_layers: int, has_experts: bool) -> tuple[Layer, ...]:
-    """Each layer's mixer, feed-forward and window, by the first rule the config carries."""
+def _layers(cfg: _Fields, n_layers: int, has_experts: bool, max_context: int) -> tuple[Layer, ...]:
+    """Each layer's mixer, feed-forward and window, by the first rule the config carries. A window as long as the
+    model's context (phi-4's 16,384) is no window."""
     pattern = cfg.get("hybrid_override_pattern")
     if pattern:  # Nemotron-H: one character per layer
         if len(pattern) != n_layers or set(pattern) - set(_PATTERN):
             raise InputError("config.hybrid_override_pattern", f"needs {n_layers} characters of M, *, - or E")
         return tuple(Layer(*_PATTERN[c]) for c in pattern)
     moe = _moe_layer_set(cfg, n_layers) if has_experts else set()
-    windows = _windows(cfg, n_layers)
+    windows = [(None, "full") if w is not None and max_context and w >= max_context else (w, kind)
+               for w, kind in _windows(cfg, n_layers)]  # fmt: skip
     return tuple(Layer("attention", "moe" if i in moe else "dense", *windows[i]) for i in range(n_layers))
 
 
@@ -629,7 +642,7 @@ def regular_token_ids(config: Mapping[str, Any]) -> tuple[int, int]:
     return low, high
 
 
-def fits(arch: Architecture, *, memory_gb: float, gpus: int, dtype: str | None, kv_dtype: str | None, context: int,
+def fit(arch: Architecture, *, memory_gb: float, gpus: int, dtype: str | None, kv_dtype: str | None, context: int,
          runtime_gb_per_gpu: float = 0.0, headroom: float = 1.0) -> dict[str, Any]:
     """Whether the weights fit on ``gpus`` GPUs of ``memory_gb`` each, and how many sequences of ``context`` tokens
     the memory left (after weights and ``runtime_gb_per_gpu`` per GPU, times ``headroom``) holds."""

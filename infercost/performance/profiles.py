@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import statistics
 from collections.abc import Sequence
-from dataclasses import replace, dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -244,7 +244,8 @@ def engine_hardware(gpu: str, gpus: int, dtype: str) -> EngineHardware:
 
     for spec in bundled_gpu_specs():
         if spec.gpu.lower() == gpu.lower():
-            peak = {"fp8": spec.fp8_dense_tflops, "fp4": spec.fp4_dense_tflops}.get(dtype.lower())
+            fp4 = spec.fp4_dense_tflops  # None before Blackwell: 4-bit weights are widened to 16 bits, at its peak
+            peak = {"fp8": spec.fp8_dense_tflops, "fp4": fp4, "mxfp4": fp4, "nvfp4": fp4}.get(dtype.lower())
             return EngineHardware(spec.gpu, spec.memory_bandwidth_gbps, peak or spec.bf16_dense_tflops,
                                   spec.memory_gb, gpus, spec.interconnect_gbps or 0.0)  # fmt: skip
     known = ", ".join(spec.gpu for spec in bundled_gpu_specs())
@@ -262,12 +263,21 @@ def weights_dtype(dtype: str) -> str:
     return "bfloat16" if lowered in ("", "auto", "bf16", "bfloat16") else DTYPE_ALIASES.get(lowered, lowered)
 
 
+def kv_dtype_for(dtype: str) -> str | None:
+    """The KV cache's dtype beside weights of ``dtype``: FP8 with FP8 weights, as NIM and TensorRT-LLM ship it;
+    16 bits beside integer or 4-bit weights (their values are widened before attention, which never reads 4-bit
+    keys); the weights' own float format otherwise (None)."""
+    if dtype == "fp8":
+        return "fp8"
+    return "bfloat16" if dtype in ("int8", "int4", "mxfp4", "nvfp4") else None
+
+
 def setup_for(model: str, hardware: EngineHardware, dtype: str, engine: EngineConfig) -> Setup:
-    """What the engine model needs to simulate a setup: the model's shape, the GPUs, the weights' dtype (an FP8
-    model keeps an FP8 KV cache, as NIM and TensorRT-LLM ship it) and the engine's scheduling."""
+    """What the engine model needs to simulate a setup: the model's shape, the GPUs, the weights' dtype with its KV
+    cache's (``kv_dtype_for``) and the engine's scheduling."""
     if dtype not in DTYPE_BYTES:
         raise InputError("dtype", f"unknown dtype {dtype!r}; known: {', '.join(DTYPE_BYTES)}")
-    return Setup(model_shape(model), hardware, dtype, engine, kv_dtype="fp8" if dtype == "fp8" else None)
+    return Setup(model_shape(model), hardware, dtype, engine, kv_dtype=kv_dtype_for(dtype))
 
 
 def engine_setup(profile: ThroughputProfile) -> Setup:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from infercost.performance.architecture import DTYPES, Architecture
+from infercost.performance.architecture import DTYPES, Architecture, from_config
 
 # Bytes a weight moves: the 4-bit float formats carry their scales (MXFP4 one byte per 32 values, NVFP4 per 16).
 DTYPE_BYTES: dict[str, float] = {
@@ -231,29 +231,10 @@ def model_shape(arch: Architecture) -> ModelShape:
 
 
 def model_shape_from_config(config: dict[str, Any]) -> ModelShape:
-    """A shape from a Hugging Face ``config.json`` (llama, qwen2, mistral style); parameters counted from it."""
-    text = config.get("text_config") or config
-    hidden = int(text["hidden_size"])
-    heads = int(text["num_attention_heads"])
-    kv_heads = int(text.get("num_key_value_heads") or heads)
-    head_dim = int(text.get("head_dim") or hidden // heads)
-    shape = dict(n_layers=int(text["num_hidden_layers"]), n_heads=heads, n_kv_heads=kv_heads, head_dim=head_dim,
-                 hidden_size=hidden, vocab_size=int(text["vocab_size"]),
-                 tie_word_embeddings=bool(text.get("tie_word_embeddings", False)))
-    return ModelShape(n_params=count_params(text), **shape)
+    """A shape from a Hugging Face ``config.json`` (any decoder ``architecture.from_config`` reads)."""
+    return model_shape(from_config(config))
 
 
 def count_params(config: dict[str, Any]) -> int:
-    """Parameters of a llama-style decoder: attention (with qwen2's q/k/v biases), gated MLP, RMSNorms, embeddings."""
-    hidden, layers = int(config["hidden_size"]), int(config["num_hidden_layers"])
-    heads = int(config["num_attention_heads"])
-    kv_heads = int(config.get("num_key_value_heads") or heads)
-    head_dim = int(config.get("head_dim") or hidden // heads)
-    q_out, kv_out = heads * head_dim, kv_heads * head_dim
-    has_qkv_bias = bool(config.get("attention_bias")) or config.get("model_type") == "qwen2"
-    attention = hidden * q_out + 2 * hidden * kv_out + q_out * hidden
-    attention += (q_out + 2 * kv_out) if has_qkv_bias else 0
-    mlp = 3 * hidden * int(config["intermediate_size"])
-    per_layer = attention + mlp + 2 * hidden  # two RMSNorms
-    embeddings = int(config["vocab_size"]) * hidden * (1 if config.get("tie_word_embeddings") else 2)
-    return layers * per_layer + hidden + embeddings  # + final norm
+    """Parameters of a decoder from its config (``architecture.Architecture.total_params``)."""
+    return from_config(config).total_params

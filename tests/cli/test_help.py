@@ -1,4 +1,4 @@
-"""Every command has help, and the README documents every command."""
+"""Every command has help, and the README (or a page of docs/) documents every command."""
 
 from pathlib import Path
 
@@ -6,7 +6,8 @@ import pytest
 
 from infercost.cli import COMMANDS, build_parser
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
 NAMES = sorted(build_parser()._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
 
 
@@ -24,4 +25,5 @@ def test_every_command_has_help_and_an_example(name, capsys):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_every_command_is_in_the_readme(name):
-    assert f"python -m infercost {name}" in README.read_text(encoding="utf-8")
+    pages = [README, *sorted((ROOT / "docs").glob("*.md"))]
+    assert any(f"python -m infercost {name}" in page.read_text(encoding="utf-8") for page in pages)
