@@ -21,6 +21,7 @@ from functools import cache
 from pathlib import Path
 
 from infercost.errors import InputError
+from infercost.performance.architecture import DTYPES
 from infercost.performance.models import find_bundled
 from infercost.performance.calibrate import (
     PRIOR,
@@ -369,6 +370,26 @@ def parse_roofline(source: str) -> tuple[str, str, int, str]:
     return match["model"], match["gpu"], gpus, weights_dtype(match["dtype"] or "bf16")
 
 
+# Weight-only formats engines run on GPUs without their tensor cores, widening the values to 16 bits before each
+# matmul: MXFP4 on Hopper and Ampere (vLLM's Marlin and Triton MoE kernels, as gpt-oss ships), FP8 on Ampere (FP8
+# Marlin), integer weights (AWQ, GPTQ). NVFP4 is Blackwell's own format, refused elsewhere.
+UPCAST_DTYPES = ("mxfp4", "fp8", "int4", "int8")
+
+
+def _check_native(gpu: str, dtype: str) -> list[str]:
+    """A note if the GPU runs these weights widened to 16 bits; InputError naming ``dtype`` if it cannot run them."""
+    from infercost.pricing import bundled_gpu_specs
+
+    spec = next(s for s in bundled_gpu_specs() if s.gpu.lower() == gpu.lower())
+    if dtype in spec.native_dtypes or not DTYPES[dtype].quantized:
+        return []
+    if dtype not in UPCAST_DTYPES:
+        raise InputError("dtype", f"{dtype} weights need FP4 tensor cores (Blackwell); {spec.gpu} runs "
+                                  f"{', '.join(spec.native_dtypes)}")  # fmt: skip
+    return [f"{spec.gpu} has no {dtype} tensor cores: the weights are read at {dtype}'s bytes and computed widened "
+            "to 16 bits"]
+
+
 ENGINE_NAMES = {"vllm": "vllm", "sglang": "sglang", "trtllm": "tensorrt-llm", "trt-llm": "tensorrt-llm",
                 "tensorrt-llm": "tensorrt-llm"}  # fmt: skip
 
@@ -392,6 +413,7 @@ def predict_roofline(
     _check_shape(input_len, output_len)
     dtype, engine = weights_dtype(dtype), engine_name(engine)
     engine_hardware(gpu, gpus, dtype)  # an unknown GPU is refused first
+    upcast_note = _check_native(gpu, dtype)
     layout = layout.resolved(gpus, model_shape(model))
     engines = layout.engines
     hardware = engine_hardware(gpu, gpus // engines, dtype)
@@ -418,6 +440,7 @@ def predict_roofline(
                  "alone (75-80% of bandwidth, 50% of peak compute); its error is unknown"]  # fmt: skip
         transfer = "none"
     setup = _cached(replace(setup, expert_parallel=layout.expert_parallel), load, notes)
+    notes.extend(upcast_note)
     if engines > 1:
         notes.append(f"{engines} data-parallel engines of {hardware.gpus} GPUs, each serving its share of the load")
     elif layout.data_parallel > 1:

@@ -132,10 +132,25 @@ def test_throughput_roofline_works_for_a_bundled_dense_model(dtype):
     assert all(p["output_throughput"] > 0 for p in payload["points"])
 
 
-def test_throughput_roofline_of_a_moe_model_says_it_is_not_yet_modelled():
-    result = cli("throughput", "roofline:openai/gpt-oss-120b@1xH100 SXM:mxfp4", "--input-tokens", "1000",
-                 "--output-tokens", "300")  # fmt: skip
-    assert result.returncode == 2 and "not yet modelled" in result.stderr and result.stderr.count("\n") == 1
+def test_throughput_answers_for_every_bundled_architecture_where_it_fits():
+    """Issue 22: MoE, MLA, windowed and hybrid models are predicted too, on the fewest B200s that hold them."""
+    from infercost.errors import InputError
+    from infercost.performance.models import bundled_models
+    from infercost.performance.predict import Load, predict_roofline
+
+    for name, model in bundled_models().items():
+        dtype = model.architecture().default_dtype
+        for gpus in (1, 2, 4, 8):
+            try:
+                predicted = predict_roofline(name, "B200", gpus, dtype, 1000, 200, Load([1, 8]))
+            except InputError as error:
+                assert error.field in ("gpus", "tensor_parallel"), (name, gpus, error)
+                continue
+            assert [p.level for p in predicted.points] == [1, 8], name
+            assert all(p.output_throughput > 0 and p.mean_tpot_ms > 0 for p in predicted.points), name
+            break
+        else:
+            pytest.fail(f"{name} fits on no B200 count up to 8")
 
 
 @pytest.mark.parametrize("dtype", ["int4", "int8", "mxfp4", "nvfp4"])
