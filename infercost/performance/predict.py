@@ -412,12 +412,12 @@ def predict_roofline(
     concurrencies whose KV caches do not fit are left out."""
     _check_shape(input_len, output_len)
     dtype, engine = weights_dtype(dtype), engine_name(engine)
-    engine_hardware(gpu, gpus, dtype)  # an unknown GPU is refused first
+    engine_hardware(gpu, gpus, dtype)  # an unknown GPU is refused first, then an unknown model or dtype
+    setup_for(model, engine_hardware(gpu, gpus, dtype), dtype, ENGINE_PRESETS["vllm"])
     upcast_note = _check_native(gpu, dtype)
     layout = layout.resolved(gpus, model_shape(model))
     engines = layout.engines
     hardware = engine_hardware(gpu, gpus // engines, dtype)
-    setup_for(model, hardware, dtype, ENGINE_PRESETS["vllm"])  # an unknown model or dtype is refused first
     reference = _reference(model, gpu, dtype, engine)
     spec = f"roofline:{model}@{gpus}x{hardware.gpu}:{dtype}"
     error: dict[str, dict[str, float]] = {}

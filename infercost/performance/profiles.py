@@ -253,13 +253,12 @@ def engine_hardware(gpu: str, gpus: int, dtype: str) -> EngineHardware:
 
 
 # A published table's "fp4" is NVIDIA's NVFP4 (AIConfigurator's sample, TensorRT-LLM's overview): the 4-bit format
-# its tensor cores run and its checkpoints (nvidia/*-NVFP4) ship in.
+# its tensor cores run and its checkpoints (nvidia/*-NVFP4) ship in. A person's "fp4" stays ambiguous (refused).
 PUBLISHED_DTYPES = {"fp4": "nvfp4"}
 
 
 def weights_dtype(dtype: str) -> str:
     lowered = dtype.lower()
-    lowered = PUBLISHED_DTYPES.get(lowered, lowered)
     return "bfloat16" if lowered in ("", "auto", "bf16", "bfloat16") else DTYPE_ALIASES.get(lowered, lowered)
 
 
@@ -285,7 +284,7 @@ def engine_setup(profile: ThroughputProfile) -> Setup:
     exchange tokens all-to-all; attention data parallelism (SGLang's and TensorRT-LLM's DP attention beside expert
     parallelism) is taken as one engine over all the GPUs: its ranks step together through the MoE layers, and
     the attention weights each rank reads again are a small share of a MoE model's bytes (an approximation)."""
-    dtype = weights_dtype(profile.dtype)
+    dtype = weights_dtype(PUBLISHED_DTYPES.get(profile.dtype.lower(), profile.dtype))
     _, config = engine_preset(profile.engine)
     setup = setup_for(profile.model, engine_hardware(profile.hardware, profile.gpus_per_replica or 1, dtype), dtype,
                       config)  # fmt: skip
