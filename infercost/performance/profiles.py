@@ -252,9 +252,15 @@ def engine_hardware(gpu: str, gpus: int, dtype: str) -> EngineHardware:
     raise InputError("gpu", f"no datasheet for {gpu!r}; known: {known}")
 
 
-# A published table's "fp4" is NVIDIA's NVFP4 (AIConfigurator's sample, TensorRT-LLM's overview): the 4-bit format
-# its tensor cores run and its checkpoints (nvidia/*-NVFP4) ship in. A person's "fp4" stays ambiguous (refused).
-PUBLISHED_DTYPES = {"fp4": "nvfp4"}
+def published_dtype(profile: ThroughputProfile) -> str:
+    """A published table's dtype: its "fp4" is the checkpoint's own 4-bit format where it ships in one (gpt-oss's
+    MXFP4, which AIConfigurator's sample calls fp4 even on H100), else NVIDIA's NVFP4 (nvidia/*-NVFP4 checkpoints).
+    A person's "fp4" stays ambiguous, and refused."""
+    if profile.dtype.lower() != "fp4":
+        return profile.dtype
+    found = find_bundled(profile.model)
+    own = found.architecture().default_dtype if found else ""
+    return own if own in ("mxfp4", "nvfp4") else "nvfp4"
 
 
 def weights_dtype(dtype: str) -> str:
@@ -284,7 +290,7 @@ def engine_setup(profile: ThroughputProfile) -> Setup:
     exchange tokens all-to-all; attention data parallelism (SGLang's and TensorRT-LLM's DP attention beside expert
     parallelism) is taken as one engine over all the GPUs: its ranks step together through the MoE layers, and
     the attention weights each rank reads again are a small share of a MoE model's bytes (an approximation)."""
-    dtype = weights_dtype(PUBLISHED_DTYPES.get(profile.dtype.lower(), profile.dtype))
+    dtype = weights_dtype(published_dtype(profile))
     _, config = engine_preset(profile.engine)
     setup = setup_for(profile.model, engine_hardware(profile.hardware, profile.gpus_per_replica or 1, dtype), dtype,
                       config)  # fmt: skip
