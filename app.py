@@ -18,6 +18,7 @@ pages = [
     st.Page("infercost/ui/pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
     st.Page("infercost/ui/pages/scenarios.py", title="Scenarios", icon=":material/bookmarks:"),
     st.Page("infercost/ui/pages/prices.py", title="Prices", icon=":material/sell:"),
+    st.Page("infercost/ui/pages/models.py", title="Models", icon=":material/memory:"),
     st.Page("infercost/ui/pages/tokens.py", title="Tokens", icon=":material/token:"),
     st.Page("infercost/ui/pages/benchmark.py", title="Benchmark", icon=":material/speed:"),
     st.Page("infercost/ui/pages/batch.py", title="Batch jobs", icon=":material/dynamic_feed:"),

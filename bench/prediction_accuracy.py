@@ -84,15 +84,16 @@ def main(argv: list[str] | None = None) -> int:
 
 def _row(transfer: str, metric: str, row: dict, target: tuple[float, float] | None, met: object) -> str:
     target_text = f"{target[0]:.0%} / {target[1]:.0%}" if target else ""
+    coverage = f"{row['coverage']:.0%}" if isinstance(row.get("coverage"), float) else ""
     return (f"| {transfer} | {metric} | {row['n']} | {row['median_abs']:.1%} | {row['p90_abs']:.1%} | "
-            f"{row['max_abs']:.0%} | {target_text} | {met} |")
+            f"{row['max_abs']:.0%} | {coverage} | {target_text} | {met} |")
 
 
 def accuracy_table(summary: dict) -> str:
     """The harness's summary as the Markdown table docs/engine-model.md shows (and the console prints)."""
     targets = {metric: (row["median_abs"], row["p90_abs"]) for metric, row in summary["targets"].items()}
-    lines = ["| transfer | metric | n | median | p90 | max | target (median / p90) | met |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    lines = ["| transfer | metric | n | median | p90 | max | p10..p90 range coverage | target (median / p90) | met |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for transfer, metrics in summary["transfers"].items():
         for metric in METRICS:
             if metrics.get(metric):

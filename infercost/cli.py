@@ -23,6 +23,7 @@ from infercost.commands import (
     bench,
     diagnose,
     estimate,
+    models,
     prices,
     report,
     runs,
@@ -35,8 +36,8 @@ from infercost.commands import (
 from infercost.errors import InputError
 from infercost.store.db import store_failed
 
-COMMANDS = (prices, estimate, throughput, app, serve, tokenizers, tokens, bench, runs, diagnose, scenarios, report,
-            batch)
+COMMANDS = (prices, estimate, throughput, models, app, serve, tokenizers, tokens, bench, runs, diagnose, scenarios,
+            report, batch)
 
 
 class OneLineParser(argparse.ArgumentParser):

@@ -163,7 +163,8 @@ def resolve_setup(profile: Profile, spec: SelfHost, index: int, load_run: RunLoa
     count = prompt_tokens_for(profile, spec.tokenizer)
     volumes: TokenVolumes = token_volumes(workload_for(profile, count.tokens))
     output_tokens = profile.output_tokens + profile.reasoning_tokens
-    points, basis = throughput_points(spec, index, load_run, prompt_tokens=count.tokens, output_tokens=output_tokens)
+    points, basis = throughput_points(spec, index, load_run, prompt_tokens=count.tokens, output_tokens=output_tokens,
+                                      cached_prompt_fraction=profile.cached_prompt_fraction)  # fmt: skip
     given = "gpus_per_replica" in spec.model_fields_set
     gpus = spec.gpus_per_replica if given or not basis.gpus_per_replica else basis.gpus_per_replica
     slo, slo_notes = effective_slo(spec.slo, points)

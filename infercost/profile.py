@@ -85,8 +85,12 @@ class Roofline(_Strict):
 
     model: str = Field(min_length=1)
     gpu: str = Field(min_length=1)
-    dtype: Literal["bfloat16", "float16", "fp8", "int8", "int4"] = "bfloat16"
+    dtype: Literal["bfloat16", "float16", "fp8", "int8", "int4", "mxfp4", "nvfp4"] = "bfloat16"
     gpus: int = Field(default=1, ge=1, le=64)
+    engine: Literal["vllm", "sglang", "trtllm"] | None = None  # None: the engine its calibration was measured on
+    tensor_parallel: int | None = Field(default=None, ge=1, le=64)  # None: the GPUs over data_parallel
+    expert_parallel: int = Field(default=1, ge=1, le=64)
+    data_parallel: int = Field(default=1, ge=1, le=64)
 
 
 class Throughput(_Strict):

@@ -10,6 +10,7 @@ from infercost.errors import InputError
 
 MAX_CONCURRENCY = 4096
 MAX_RATE_PER_S = 10_000.0
+MAX_OFFLINE_REQUESTS = 100_000  # an offline batch is simulated request by request
 
 
 def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
@@ -29,6 +30,19 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     parser.add_argument("--concurrency", metavar="LEVELS", help="closed-loop users, e.g. 1,5,20,50 (default: the "
                         "source's own levels)")  # fmt: skip
     parser.add_argument("--rate", metavar="RATES", help="open-loop Poisson arrival rates in requests/s, e.g. 1,2,4")
+    parser.add_argument("--offline", type=int, metavar="N", help="also predict N requests submitted at once (an "
+                        "offline batch, as trtllm-bench or vllm bench throughput run it): throughput and makespan")
+    parser.add_argument("--engine", metavar="ENGINE", help="the engine of a roofline setup: vllm, sglang or trtllm "
+                        "(default: the engine of the measurements it is calibrated on)")
+    parser.add_argument("--cached-prompt-fraction", type=float, default=0.0, metavar="F", help="share of each "
+                        "prompt found in the engine's prefix cache (vLLM and SGLang cache prefixes by default); "
+                        "that part is not prefilled again")  # fmt: skip
+    for flag, meaning in (("--tensor-parallel", "GPUs each engine's tensor-parallel group spans (default: the "
+                                                 "setup's GPUs over --data-parallel)"),
+                          ("--expert-parallel", "GPUs of an engine its MoE experts are spread over (all-to-all "
+                                                "instead of an all-reduce)"),
+                          ("--data-parallel", "engines the replica's GPUs are split into, each serving its share")):
+        parser.add_argument(flag, type=int, metavar="N", help=meaning)
     add_db_argument(parser)
     parser.set_defaults(handler=run, render=render)
 
@@ -47,18 +61,25 @@ def _levels(text: str | None, field_name: str, *, whole: bool, upper: float) -> 
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from infercost.performance.predict import predict_source
+    from infercost.performance.predict import Layout, Load, predict_source
 
     concurrencies = [int(c) for c in _levels(args.concurrency, "concurrency", whole=True, upper=MAX_CONCURRENCY)]
     rates = _levels(args.rate, "rate", whole=False, upper=MAX_RATE_PER_S)
-    predicted = predict_source(args.source, args.input_tokens, args.output_tokens,
-                               concurrencies=concurrencies or None, rates=rates, db_path=args.db)  # fmt: skip
+    if args.offline is not None and not 1 <= args.offline <= MAX_OFFLINE_REQUESTS:
+        raise InputError("offline", f"must be a whole number of requests from 1 to {MAX_OFFLINE_REQUESTS:,}, "
+                                    f"got {args.offline}")  # fmt: skip
+    if not 0 <= args.cached_prompt_fraction < 1:
+        raise InputError("cached_prompt_fraction", f"must be from 0 to under 1, got {args.cached_prompt_fraction}")
+    load = Load(concurrencies or None, rates, args.offline, args.cached_prompt_fraction)
+    layout = Layout(args.tensor_parallel, args.expert_parallel or 1, args.data_parallel or 1)
+    predicted = predict_source(args.source, args.input_tokens, args.output_tokens, load, engine=args.engine,
+                               layout=layout, db_path=args.db)  # fmt: skip
     return predicted.as_dict()
 
 
 def render(payload: dict[str, Any]) -> str:
-    columns = ("concurrency", "rate", "request_throughput", "output_throughput", "user_tokens_per_s", "mean_ttft_ms",
-               "p95_ttft_ms", "mean_tpot_ms", "p95_tpot_ms", "mean_e2el_ms")  # fmt: skip
+    columns = ("concurrency", "rate", "requests", "request_throughput", "output_throughput", "user_tokens_per_s",
+               "mean_ttft_ms", "p95_ttft_ms", "mean_tpot_ms", "p95_tpot_ms", "mean_e2el_ms")  # fmt: skip
     # what one user sees beside what the replica serves: a "tokens/s" claim means nothing without both
     points = [{**p, "user_tokens_per_s": 1000 / p["mean_tpot_ms"] if p.get("mean_tpot_ms") else None}
               for p in payload["points"]]
@@ -67,5 +88,7 @@ def render(payload: dict[str, Any]) -> str:
     error_line = (f"expected error ({payload['transfer']} transfer): requests/s median {error['median_abs']:.0%}, "
                   f"p10..p90 {error['p10']:+.0%}..{error['p90']:+.0%}" if error else "expected error: not measured")
     head = (f"{payload['basis']}: {payload['source']} — {payload['model']} on {payload['gpus_per_replica']}x "
-            f"{payload['hardware']} ({payload['dtype']}), {payload['input_len']:,} in / {payload['output_len']:,} out")
+            f"{payload['hardware']} ({payload['dtype']}, {payload['engine']}, "
+            + " ".join(f"{k.split('_')[0][0].upper()}P{v}" for k, v in payload["parallel"].items())
+            + f"), {payload['input_len']:,} in / {payload['output_len']:,} out")
     return "\n".join([head, error_line, *payload["notes"], "", table(points, present)])

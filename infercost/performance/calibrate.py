@@ -77,10 +77,15 @@ class Setup:
     dtype: str
     engine: EngineConfig
     kv_dtype: str | None = None
+    # The workload's share of each prompt that its engine finds in the prefix cache (``EngineConfig.prefix_caching``);
+    # a benchmark's random prompts share none, so every calibration is fitted at 0.
+    cached_prompt_fraction: float = 0.0
+    expert_parallel: int = 1  # GPUs of the replica its routed experts are spread over (1: sharded with the rest)
 
     @property
     def cost(self) -> StepCost:
-        return step_cost(self.shape, self.hardware, dtype=self.dtype, kv_dtype=self.kv_dtype)
+        return step_cost(self.shape, self.hardware, dtype=self.dtype, kv_dtype=self.kv_dtype,
+                         expert_parallel=self.expert_parallel)  # fmt: skip
 
     @property
     def config(self) -> EngineConfig:
@@ -90,7 +95,8 @@ class Setup:
         capacity = kv_capacity_tokens(self.shape, self.hardware, dtype=self.dtype, kv_dtype=self.kv_dtype,
                                       step_tokens=budget)  # fmt: skip
         return replace(self.engine, max_batched_tokens=budget,
-                       kv_capacity_tokens=min(capacity, self.engine.kv_capacity_tokens))  # fmt: skip
+                       kv_capacity_tokens=min(capacity, self.engine.kv_capacity_tokens),
+                       cached_prompt_fraction=self.cached_prompt_fraction)  # fmt: skip
 
     def on(self, hardware: Hardware) -> Setup:
         return replace(self, hardware=hardware)
@@ -129,7 +135,8 @@ class Prediction:
     saturated: bool = False  # open loop above capacity: latencies grow without bound
 
     def as_dict(self) -> dict[str, float | bool]:
-        return {self.load: self.level, "request_throughput": self.request_throughput,
+        makespan = {"makespan_s": self.level / self.request_throughput} if self.load == "requests" else {}
+        return {self.load: self.level, **makespan, "request_throughput": self.request_throughput,
                 "output_throughput": self.output_throughput, "mean_ttft_ms": self.mean_ttft_ms,
                 "p95_ttft_ms": self.p95_ttft_ms, "mean_tpot_ms": self.mean_tpot_ms, "p95_tpot_ms": self.p95_tpot_ms,
                 "mean_e2el_ms": self.mean_e2el_ms, "p95_e2el_ms": self.p95_e2el_ms}  # fmt: skip

@@ -32,13 +32,14 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from numpy.typing import NDArray
 
-from infercost.performance.roofline import ModelShape, kv_bytes_per_token, weight_bytes
+from infercost.performance.roofline import ModelShape, dtype_bytes, kv_bytes_per_sequence, weight_bytes
 
 FEATURES = ("step_overhead_ms", "weights_ms", "kv_cache_ms", "compute_ms", "sequence_ms", "request_ms",
             "communication_ms", "wait_ms")
 # A request's own fixed latency outside the engine's steps (the server's HTTP front end, tokenizing the prompt,
 # detokenizing and sending the first chunk): one unit in every TTFT and end-to-end latency, fitted like a step cost.
 REQUEST = FEATURES.index("request_ms")
+WEIGHTS = FEATURES.index("weights_ms")
 # Time that is not fitted (coefficient 1): tensor-parallel all-reduces at the interconnect's datasheet rate, which
 # the points of one setup cannot tell from compute, and time outside the engine's steps (client delay, idle engine).
 COMMUNICATION = FEATURES.index("communication_ms")
@@ -81,6 +82,15 @@ class EngineConfig:
     mixed_steps: bool = True  # decode tokens ride along in a step that prefills; False: decodes wait for it
     reserve_full_kv: bool = True  # admit only if prompt + output fit (TensorRT-LLM); else grow and preempt (vLLM)
     kv_capacity_tokens: float = math.inf  # tokens the KV cache holds across the batch
+    prefix_caching: bool = False  # prompts that start with a cached prefix skip prefilling it (vLLM, SGLang)
+    cached_prompt_fraction: float = 0.0  # share of each prompt found in the prefix cache (with ``prefix_caching``)
+
+    def cached_tokens(self, input_len: int) -> int:
+        """Prompt tokens a request finds in the prefix cache: never its last one, which must run to give the first
+        output token (vLLM recomputes it even on a full hit)."""
+        if not self.prefix_caching:
+            return 0
+        return min(int(input_len * self.cached_prompt_fraction), input_len - 1)
 
 
 ENGINE_PRESETS: dict[str, EngineConfig] = {
@@ -93,8 +103,10 @@ ENGINE_PRESETS: dict[str, EngineConfig] = {
     # bench.prediction_accuracy).
     "tensorrt-llm": EngineConfig(max_batch=256, max_batched_tokens=65536, chunked_prefill=False, reserve_full_kv=True),
     # vLLM V1: chunked prefill on, max_num_seqs 256, max_num_batched_tokens 8192, KV blocks on demand.
-    "vllm": EngineConfig(max_batch=256, max_batched_tokens=8192, chunked_prefill=True, reserve_full_kv=False),
-    "sglang": EngineConfig(max_batch=256, max_batched_tokens=8192, chunked_prefill=True, reserve_full_kv=False),
+    "vllm": EngineConfig(max_batch=256, max_batched_tokens=8192, chunked_prefill=True, reserve_full_kv=False,
+                         prefix_caching=True),
+    "sglang": EngineConfig(max_batch=256, max_batched_tokens=8192, chunked_prefill=True, reserve_full_kv=False,
+                           prefix_caching=True),
 }
 
 
@@ -112,8 +124,10 @@ def engine_preset(engine: str) -> tuple[str, EngineConfig]:
 class StepCost:
     """What one step costs in features; ``seconds = features · coefficients``.
 
-    ``weights_bytes`` are read once per step; each token of context a sequence attends to reads ``kv_bytes_per_token``
-    and costs ``attention_flops_per_token_pair``; each token processed (prompt or decode) costs ``flops_per_token``.
+    ``weights_bytes`` are read once per step, and of the routed experts' ``expert_bytes`` the share the step's tokens
+    route to (``expert_pick`` = k / n of them for one token, all of them for thousands); each token of context a
+    sequence attends to reads ``kv_bytes_per_token`` and costs ``attention_flops_per_token_pair``, a windowed
+    layer's at most ``window`` of them; each token processed (prompt or decode) costs ``flops_per_token``.
     """
 
     weights_bytes: float
@@ -124,6 +138,18 @@ class StepCost:
     flops_per_ms: float
     group_gpus: int = 1  # per-step and per-sequence costs are counted once per GPU of the group (see step_cost)
     allreduce_ms_per_token: float = 0.0  # tensor-parallel all-reduce time of one token's activations, all layers
+    expert_bytes: float = 0.0  # every routed expert of every MoE layer
+    expert_pick: float = 0.0  # k / n: the share of a layer's experts one token goes through
+    window: int = 0  # tokens a windowed layer attends to at most
+    window_kv_bytes_per_token: float = 0.0
+    window_attention_flops_per_token_pair: float = 0.0
+
+    def expert_weights_ms(self, tokens: float) -> float:
+        """Roofline time of the routed experts a step of ``tokens`` tokens reads (uniform routing: an expert is
+        left unread with probability ``(1 - k/n) ** tokens``)."""
+        if not self.expert_bytes or tokens <= 0:
+            return 0.0
+        return self.expert_bytes * (1.0 - (1.0 - self.expert_pick) ** tokens) / self.bandwidth_bytes_per_ms
 
     def decode(self, sequences: float, context_tokens: float) -> NDArray:
         """Features of one step that decodes a token for ``sequences`` sequences holding ``context_tokens`` in all
@@ -132,21 +158,36 @@ class StepCost:
 
     def prefill(self, tokens: float, past_tokens: float) -> NDArray:
         """Extra features of ``tokens`` prompt tokens after ``past_tokens`` already cached, in a step that is
-        already paying its overhead and weight reads."""
+        already paying its overhead and weight reads (its extra expert reads: ``step_experts``)."""
         attended = tokens * (past_tokens + (tokens + 1) / 2)
-        kv = self.kv_bytes_per_token * (past_tokens + tokens) / self.bandwidth_bytes_per_ms
+        kv_bytes = self.kv_bytes_per_token * (past_tokens + tokens)
         flops = self.flops_per_token * tokens + self.attention_flops_per_token_pair * attended
-        return np.array([0.0, 0.0, kv, flops / self.flops_per_ms, 0.0, 0.0, self.allreduce_ms_per_token * tokens, 0.0])
+        if self.window:
+            kv_bytes += self.window_kv_bytes_per_token * min(past_tokens + tokens, self.window)
+            flops += self.window_attention_flops_per_token_pair * tokens * min(past_tokens + (tokens + 1) / 2,
+                                                                                self.window)  # fmt: skip
+        return np.array([0.0, 0.0, kv_bytes / self.bandwidth_bytes_per_ms, flops / self.flops_per_ms, 0.0, 0.0,
+                         self.allreduce_ms_per_token * tokens, 0.0])  # fmt: skip
+
+    def step_experts(self, decodes: float, tokens: float) -> NDArray:
+        """The expert reads a step of ``tokens`` tokens adds over those of its ``decodes`` decode tokens alone."""
+        features = np.zeros(len(FEATURES))
+        features[WEIGHTS] = self.expert_weights_ms(tokens) - self.expert_weights_ms(decodes)
+        return features
 
     def decode_run(self, steps: int, sequences: float, context_tokens: float) -> NDArray:
         """Features of ``steps`` pure-decode steps in a row; context grows by ``sequences`` tokens a step."""
         context_sum = steps * context_tokens + sequences * steps * (steps - 1) / 2
-        weights = steps * self.weights_bytes / self.bandwidth_bytes_per_ms
-        kv = self.kv_bytes_per_token * context_sum / self.bandwidth_bytes_per_ms
+        weights = steps * (self.weights_bytes / self.bandwidth_bytes_per_ms + self.expert_weights_ms(sequences))
+        kv_bytes = self.kv_bytes_per_token * context_sum
         flops = self.flops_per_token * sequences * steps + self.attention_flops_per_token_pair * context_sum
-        return np.array([float(steps * self.group_gpus), weights, kv, flops / self.flops_per_ms,
-                         float(sequences * steps * self.group_gpus), 0.0,
-                         self.allreduce_ms_per_token * sequences * steps, 0.0])
+        if self.window:  # each sequence's windowed layers read at most the window (mean context taken for all)
+            windowed = min(context_sum, steps * sequences * self.window)
+            kv_bytes += self.window_kv_bytes_per_token * windowed
+            flops += self.window_attention_flops_per_token_pair * windowed
+        return np.array([float(steps * self.group_gpus), weights, kv_bytes / self.bandwidth_bytes_per_ms,
+                         flops / self.flops_per_ms, float(sequences * steps * self.group_gpus), 0.0,
+                         self.allreduce_ms_per_token * sequences * steps, 0.0])  # fmt: skip
 
 
 # Tensor parallelism does not divide a step's weight-read time by the GPU count: each layer's shards synchronise
@@ -163,20 +204,28 @@ class StepCost:
 TENSOR_PARALLEL_WEIGHTS_EXPONENT = 0.42
 
 
-def step_cost(shape: ModelShape, hardware: Hardware, *, dtype: str, kv_dtype: str | None = None) -> StepCost:
-    """The roofline quantities of one model on one replica, the units in which coefficients are fitted."""
+def step_cost(shape: ModelShape, hardware: Hardware, *, dtype: str, kv_dtype: str | None = None,
+              expert_parallel: int = 1) -> StepCost:  # fmt: skip
+    """The roofline quantities of one model on one replica (one engine: a tensor-parallel group, its experts
+    over ``expert_parallel`` of its GPUs), the units in which coefficients are fitted."""
     tensor_parallel_penalty = hardware.gpus ** (1 - TENSOR_PARALLEL_WEIGHTS_EXPONENT)
+    kv_bytes = dtype_bytes(kv_dtype or dtype)
     return StepCost(
-        weights_bytes=weight_bytes(shape.matmul_params, dtype) * tensor_parallel_penalty,
-        kv_bytes_per_token=kv_bytes_per_token(shape, kv_dtype or dtype),
-        flops_per_token=2 * shape.matmul_params,
-        attention_flops_per_token_pair=4 * shape.n_layers * shape.n_heads * shape.head_dim,
+        weights_bytes=weight_bytes(shape.dense_matmul_params, dtype, shape.kept_matmul_params)
+        * tensor_parallel_penalty,
+        kv_bytes_per_token=shape.full_kv_values * kv_bytes,
+        flops_per_token=2 * shape.active_matmul_params,
+        attention_flops_per_token_pair=shape.attention_flops,
         bandwidth_bytes_per_ms=hardware.bandwidth_gbps * hardware.gpus * 1e6,
         flops_per_ms=hardware.peak_tflops * hardware.gpus * 1e9,
         group_gpus=hardware.gpus,
-        allreduce_ms_per_token=allreduce_ms_per_token(shape, hardware),
-    )
-
+        allreduce_ms_per_token=allreduce_ms_per_token(shape, hardware, expert_parallel),
+        expert_bytes=weight_bytes(shape.routed_expert_params, dtype) * tensor_parallel_penalty,
+        expert_pick=shape.experts_per_token / shape.num_experts if shape.num_experts else 0.0,
+        window=shape.window,
+        window_kv_bytes_per_token=shape.window_kv_values_per_token * kv_bytes,
+        window_attention_flops_per_token_pair=shape.window_attention_flops_per_pair,
+    )  # fmt: skip
 
 
 def activation_bytes_per_gpu(shape: ModelShape, step_tokens: float) -> float:
@@ -197,7 +246,7 @@ def step_budget_that_fits(shape: ModelShape, hardware: Hardware, *, dtype: str, 
     """The step token budget an engine is built with on these GPUs: the preset's, halved (down to 2,048) while its
     activation buffers would take more than a quarter of what the weights leave of a GPU's memory. On a small card
     one builds a smaller ``max_num_tokens`` rather than give the KV cache away (70B in 16 bits on eight L4s)."""
-    free_per_gpu = hardware.memory_gb * 1e9 - weight_bytes(shape.n_params, dtype) / hardware.gpus
+    free_per_gpu = hardware.memory_gb * 1e9 - held_weight_bytes(shape, dtype) / hardware.gpus
     while budget > MIN_STEP_BUDGET and activation_bytes_per_gpu(shape, budget) > free_per_gpu / 4:
         budget //= 2
     return budget
@@ -217,13 +266,20 @@ PCIE_GPUS_PER_SOCKET = 4
 CROSS_SOCKET_GBPS = 16.0  # one direction
 
 
-def allreduce_ms_per_token(shape: ModelShape, hardware: Hardware) -> float:
+def allreduce_ms_per_token(shape: ModelShape, hardware: Hardware, expert_parallel: int = 1) -> float:
     """Two all-reduces a layer (after attention and after the MLP) of one token's hidden state; a ring sends
     2 (p - 1) / p of it from each GPU, over one direction of the link at ``LINK_EFFICIENCY``, and no faster than the
-    CPUs' interconnect where PCIe cards span two sockets. Zero on one GPU."""
+    CPUs' interconnect where PCIe cards span two sockets. With experts spread over ``expert_parallel`` GPUs, a MoE
+    layer's all-reduce becomes an all-to-all: each token's hidden state goes to the GPUs of its ``k`` experts and
+    comes back, (p - 1) / p of it off the GPU each way. Zero on one GPU."""
     if hardware.gpus < 2 or hardware.interconnect_gbps <= 0:
         return 0.0
-    sent_bytes = 2 * shape.n_layers * shape.hidden_size * ACTIVATION_BYTES * 2 * (hardware.gpus - 1) / hardware.gpus
+    p = hardware.gpus
+    hidden_bytes = shape.hidden_size * ACTIVATION_BYTES
+    moe_layers = shape.moe_layers if expert_parallel > 1 else 0
+    allreduces = 2 * shape.n_layers - moe_layers
+    sent_bytes = allreduces * hidden_bytes * 2 * (p - 1) / p
+    sent_bytes += moe_layers * 2 * shape.experts_per_token * hidden_bytes * (expert_parallel - 1) / expert_parallel
     one_direction_gbps = hardware.interconnect_gbps / 2 * LINK_EFFICIENCY
     if hardware.interconnect_gbps <= PCIE_MAX_GBPS and hardware.gpus > PCIE_GPUS_PER_SOCKET:
         one_direction_gbps = min(one_direction_gbps, CROSS_SOCKET_GBPS)
@@ -235,8 +291,19 @@ def kv_capacity_tokens(shape: ModelShape, hardware: Hardware, *, dtype: str, kv_
     """Tokens of KV cache that fit beside the weights and the runtime's own memory for steps of up to
     ``step_tokens`` tokens (``runtime_bytes_per_gpu``) in the replica's memory (0 if the weights do not fit)."""
     usable = (hardware.memory_gb * 1e9 - runtime_bytes_per_gpu(shape, step_tokens)) * hardware.gpus
-    free = usable - weight_bytes(shape.n_params, dtype)
-    return max(0.0, free * MEMORY_HEADROOM / kv_bytes_per_token(shape, kv_dtype or dtype))
+    free = usable - held_weight_bytes(shape, dtype)
+    return max(0.0, free * MEMORY_HEADROOM / cached_bytes_per_token(shape, kv_dtype or dtype))
+
+
+def held_weight_bytes(shape: ModelShape, dtype: str) -> float:
+    """The weights a replica keeps in memory: every parameter (all experts), unconverted modules in 16 bits."""
+    return weight_bytes(shape.n_params, dtype, shape.kept_params)
+
+
+def cached_bytes_per_token(shape: ModelShape, kv_dtype: str) -> float:
+    """KV-cache bytes a token of context takes, windowed layers counted as if they kept every token: the cache is
+    allocated in tokens of the longest layer (vLLM before its hybrid allocator, and an upper bound after it)."""
+    return kv_bytes_per_sequence(shape, 1, kv_dtype)
 
 
 @dataclass(eq=False)
@@ -308,8 +375,7 @@ class _Engine:
             if self.kv_used + need > self.config.kv_capacity_tokens and self.running:
                 return
             self.prefilling.append(self.waiting.popleft())
-            if reserve:
-                self.kv_used += request.kv_reserved
+            self.kv_used += request.kv_reserved if reserve else request.prefilled
 
     def preempt_if_full(self) -> None:
         """On-demand KV: when the next step's tokens do not fit, recompute the newest sequence later (vLLM)."""
@@ -322,7 +388,7 @@ class _Engine:
             self.decode_context -= held
             self.finishing = [entry for entry in self.finishing if entry[2] is not victim]
             heapq.heapify(self.finishing)
-            victim.prefilled, victim.first_token = 0, None
+            victim.prefilled, victim.first_token = self.config.cached_tokens(victim.input_len), None
             self.waiting.appendleft(victim)
 
     def _schedule_prefill(self, budget: int) -> list[tuple[_Request, int]]:
@@ -345,6 +411,7 @@ class _Engine:
         chunks = self._schedule_prefill(self.config.max_batched_tokens - decodes)
         for request, chunk in chunks:
             features = features + self.cost.prefill(chunk, request.prefilled)
+        features = features + self.cost.step_experts(decodes, decodes + sum(chunk for _, chunk in chunks))
         self.clock = self.clock + features
         if decodes:
             self._advance_decoders(1)
@@ -488,7 +555,8 @@ def _drive(
             time_ms, _, user = heapq.heappop(arrivals)
             rounds[user] = rounds.get(user, 0) + 1
             stamp = engine.clock + wait * (time_ms - now)
-            engine.waiting.append(_Request(stamp, input_len, output_len, user, rounds[user]))
+            engine.waiting.append(_Request(stamp, input_len, output_len, user, rounds[user],
+                                           prefilled=engine.config.cached_tokens(input_len)))
         limit = _steps_until(engine, coefficients, arrivals[0][0] - now) if arrivals else None
         for request in engine.advance(limit):
             follow = next_request(request, float(engine.clock @ coefficients)) if next_request else None

@@ -14,6 +14,9 @@ from typing import Any
 
 EXPECTED_ERROR_PATH = Path(__file__).with_name("data") / "expected_error.json"
 CALIBRATIONS_PATH = Path(__file__).with_name("data") / "calibrations.json"
+# The errors on the published tables kept out of calibration (vLLM, SGLang, TensorRT-LLM; MoE and dense), per model
+# kind and engine: what a prediction calibrated on one of them carries (``bench.held_out_accuracy --write``).
+HELD_OUT_ERROR_PATH = Path(__file__).with_name("data") / "held_out_error.json"
 
 
 @cache
@@ -36,3 +39,16 @@ def stored_calibrations() -> dict[str, Any]:
 def expected_error(transfer: str) -> dict[str, dict[str, float]]:
     """Per metric: n, median_abs, p90_abs, max_abs, p10, p50, p90 of that transfer; {} if not measured."""
     return expected_errors().get("transfers", {}).get(transfer, {})
+
+
+@cache
+def held_out_errors() -> dict[str, Any]:
+    if not HELD_OUT_ERROR_PATH.exists():
+        return {}
+    return json.loads(HELD_OUT_ERROR_PATH.read_text(encoding="utf-8"))
+
+
+def held_out_error(kind: str, engine: str, transfer: str) -> dict[str, dict[str, float]]:
+    """Per metric, the error of a transfer measured on the held-out tables of one model kind (``dense``/``moe``)
+    and engine (``vllm``, ``sglang``, ``tensorrt-llm``); {} if not measured."""
+    return held_out_errors().get("slices", {}).get(f"{kind}/{engine}", {}).get(transfer, {})

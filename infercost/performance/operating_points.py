@@ -19,7 +19,7 @@ from infercost.performance.perfmodel import (
     holdout_errors,
     summarize_holdout,
 )
-from infercost.performance.predict import PredictedProfile, predict_profile, predict_roofline
+from infercost.performance.predict import Layout, Load, PredictedProfile, predict_profile, predict_roofline
 from infercost.performance.profiles import ThroughputProfile, find_profile
 from infercost.profile import SelfHost
 
@@ -63,17 +63,21 @@ def reference_id(profile: ThroughputProfile) -> str | None:
 
 
 def throughput_points(
-    spec: SelfHost, index: int, load_run: RunLoader | None, *, prompt_tokens: float, output_tokens: float
+    spec: SelfHost, index: int, load_run: RunLoader | None, *, prompt_tokens: float, output_tokens: float,
+    cached_prompt_fraction: float = 0.0,
 ) -> tuple[list[ThroughputPoint], PointsBasis]:
     """The setup's points: inline (taken as measured by whoever gives them), a stored or bundled run, or a roofline
-    estimate at the workload's own token shape."""
+    estimate at the workload's own token shape (a prefix-caching engine skips the prompts' cached share)."""
     throughput = spec.throughput
     shape = (max(1, round(prompt_tokens)), max(1, round(output_tokens)))
     if throughput.points:
         profile = inline_profile(spec)
     elif throughput.roofline is not None:
         r = throughput.roofline
-        return predicted_points(predict_roofline(r.model, r.gpu, r.gpus, r.dtype, *shape))
+        layout = Layout(r.tensor_parallel, r.expert_parallel, r.data_parallel)
+        return predicted_points(predict_roofline(r.model, r.gpu, r.gpus, r.dtype, *shape,
+                                                 Load(cached_prompt_fraction=cached_prompt_fraction),
+                                                 engine=r.engine, layout=layout))  # fmt: skip
     else:
         profile = (load_run or find_profile)(str(throughput.run))
     points = [

@@ -16,27 +16,32 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 
 from infercost.errors import InputError
-from infercost.performance.architectures import find_architecture
+from infercost.performance.architecture import DTYPES
+from infercost.performance.models import find_bundled
 from infercost.performance.calibrate import (
     PRIOR,
     Calibration,
+    Observation,
     Prediction,
     Setup,
     fit,
     predict_concurrency,
+    predict_offline,
     predict_rate,
     prior_for,
 )
-from infercost.performance.engine import ENGINE_PRESETS
-from infercost.performance.expected_error import expected_error, stored_calibrations
+from infercost.performance.engine import ENGINE_PRESETS, engine_preset, held_weight_bytes
+from infercost.performance.expected_error import expected_error, held_out_error, stored_calibrations
 from infercost.performance.profiles import (
     ThroughputProfile,
     closed_loop_profiles,
+    held_out_profiles,
+    model_shape,
     engine_hardware,
     engine_setup,
     find_profile,
@@ -45,11 +50,53 @@ from infercost.performance.profiles import (
     validation_tables,
     weights_dtype,
 )
+from infercost.performance.roofline import ModelShape
 from infercost.performance.validation import Table, fit_tables, group_tables
 
 DEFAULT_CONCURRENCIES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 ENGINE_MODEL_VERSION = 8  # bump when the simulation or the fit changes, so stored calibrations are refitted
 ROOFLINE_SOURCE = re.compile(r"^roofline:(?P<model>[^@]+)@(?P<gpus>\d+)x(?P<gpu>[^:]+)(?::(?P<dtype>[\w.]+))?$")
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How a replica's GPUs share the model, as vLLM and SGLang name it: ``data_parallel`` engines, each a
+    ``tensor_parallel`` group whose routed experts are spread over ``expert_parallel`` of its GPUs."""
+
+    tensor_parallel: int | None = None  # None: the replica's GPUs over data_parallel
+    expert_parallel: int = 1
+    data_parallel: int = 1
+
+    def resolved(self, gpus: int, shape: ModelShape) -> Layout:
+        """The layout on ``gpus`` GPUs, or InputError naming the setting a model or GPU count cannot run."""
+        for name, value in (("tensor_parallel", self.tensor_parallel), ("expert_parallel", self.expert_parallel),
+                            ("data_parallel", self.data_parallel)):  # fmt: skip
+            if value is not None and not 1 <= value <= 64:
+                raise InputError(name, f"must be 1 to 64 GPUs, got {value}")
+        if gpus % self.data_parallel:
+            raise InputError("data_parallel", f"{self.data_parallel} engines cannot share {gpus} GPUs evenly")
+        tensor = self.tensor_parallel or gpus // self.data_parallel
+        if tensor * self.data_parallel != gpus:
+            raise InputError("tensor_parallel", f"{tensor} x {self.data_parallel} data-parallel engines is not the "
+                                                f"setup's {gpus} GPUs")  # fmt: skip
+        if shape.n_heads % tensor:
+            raise InputError("tensor_parallel", f"the model's {shape.n_heads} attention heads do not divide among "
+                                                f"{tensor} GPUs")  # fmt: skip
+        if self.expert_parallel > 1 and not shape.num_experts:
+            raise InputError("expert_parallel", "a dense model has no experts to spread")
+        if self.expert_parallel > gpus:
+            raise InputError("expert_parallel", f"experts cannot spread over more than the setup's {gpus} GPUs")
+        if self.expert_parallel > 1 and shape.num_experts % self.expert_parallel:
+            raise InputError("expert_parallel", f"{shape.num_experts} experts do not divide among "
+                                                f"{self.expert_parallel} GPUs")  # fmt: skip
+        return Layout(tensor, self.expert_parallel, self.data_parallel)
+
+    @property
+    def engines(self) -> int:
+        """Engines simulated apart: the data-parallel ones, unless experts span them (attention data parallelism
+        beside wide expert parallelism, as SGLang and TensorRT-LLM run DeepSeek), whose ranks step together
+        through every MoE layer: one engine over all the GPUs, then."""
+        return 1 if self.expert_parallel > (self.tensor_parallel or 1) else self.data_parallel
 
 
 @dataclass(frozen=True)
@@ -69,21 +116,100 @@ class PredictedProfile:
     expected_error: dict[str, dict[str, float]]
     calibration: Calibration
     notes: list[str] = field(default_factory=list)
+    engine: str = "vllm"  # the preset the simulation scheduled with (engine.ENGINE_PRESETS)
+    cached_prompt_fraction: float = 0.0  # share of each prompt served from the engine's prefix cache
+    layout: Layout | None = None  # None: one tensor-parallel group over the replica's GPUs
+
+    @property
+    def parallel(self) -> dict[str, int]:
+        """The replica's layout as vLLM and SGLang name it."""
+        layout = self.layout or Layout(self.gpus_per_replica)
+        return {"tensor_parallel": layout.tensor_parallel or self.gpus_per_replica,
+                "expert_parallel": layout.expert_parallel, "data_parallel": layout.data_parallel}  # fmt: skip
 
     def as_dict(self) -> dict[str, object]:
         return {"basis": self.basis, "source": self.source, "model": self.model, "hardware": self.hardware,
-                "gpus_per_replica": self.gpus_per_replica, "dtype": self.dtype, "input_len": self.input_len,
-                "output_len": self.output_len, "transfer": self.transfer, "expected_error": self.expected_error,
-                "coefficients": self.calibration.as_dict(), "notes": self.notes,
-                "points": [p.as_dict() for p in self.points]}  # fmt: skip
+                "gpus_per_replica": self.gpus_per_replica, "dtype": self.dtype, "engine": self.engine,
+                "parallel": self.parallel, "input_len": self.input_len, "output_len": self.output_len,
+                "cached_prompt_fraction": self.cached_prompt_fraction, "transfer": self.transfer,
+                "expected_error": self.expected_error, "coefficients": self.calibration.as_dict(),
+                "notes": self.notes,
+                "points": [{**p.as_dict(), "range": point_range(p, self.expected_error)} for p in self.points]}  # fmt: skip
 
 
-def _levels(
-    setup: Setup, calibration: Calibration, input_len: int, output_len: int, concurrencies: Sequence[int],
-    rates: Sequence[float],
-) -> list[Prediction]:  # fmt: skip
-    points = [predict_concurrency(setup, calibration, int(c), input_len, output_len) for c in concurrencies]
-    return points + [predict_rate(setup, calibration, float(r), input_len, output_len) for r in rates]
+# Where no transfer of this kind was ever measured (a model no table calibrates), the range is not left out but made
+# wide: a factor of two either way. A convention, not a measurement: it says "we do not know" in the figure's units.
+UNMEASURED_ERROR = {"p10": -0.5, "p90": 1.0}
+RANGE_METRICS = {"output_throughput": "request_throughput", "request_throughput": "request_throughput",
+                 "mean_ttft_ms": "mean_ttft_ms", "mean_tpot_ms": "mean_tpot_ms"}  # figure -> error it carries
+
+
+def point_range(point: Prediction, error: dict[str, dict[str, float]]) -> dict[str, list[float]]:
+    """Per figure, the interval that should hold the measured value 80% of the time: a prediction is
+    ``measured × (1 + e)``, so the measured value lies in ``predicted / (1 + e)`` for e between the transfer's
+    p90 and p10 signed error (``expected_error``)."""
+    ranges = {}
+    for figure, metric in RANGE_METRICS.items():
+        quantiles = error.get(metric) or UNMEASURED_ERROR
+        value = getattr(point, figure)
+        ranges[figure] = [value / max(1.0 + quantiles["p90"], 1e-3), value / max(1.0 + quantiles["p10"], 1e-3)]
+    return ranges
+
+
+@dataclass(frozen=True)
+class Load:
+    """What to predict at: closed-loop users, open-loop rates (requests/s), and an offline batch of requests all
+    queued at once (trtllm-bench, ``vllm bench throughput``); and the share of each prompt the prefix cache holds."""
+
+    concurrencies: Sequence[int] | None = None  # None: the source's own levels
+    rates: Sequence[float] = ()
+    offline: int | None = None
+    cached_prompt_fraction: float = 0.0
+
+
+def _levels(setup: Setup, calibration: Calibration, input_len: int, output_len: int, concurrencies: Sequence[int],
+            load: Load, data_parallel: int = 1) -> list[Prediction]:  # fmt: skip
+    """Each level's prediction; with ``data_parallel`` engines, each serves its share of the users, rate or batch
+    (whole users and requests, at least one) and the replica serves their sum."""
+
+    def spread(level: float, whole: bool) -> tuple[float, float]:
+        share = max(1, round(level / data_parallel)) if whole else level / data_parallel
+        return share, level / share
+
+    points = []
+    for level in concurrencies:
+        share, factor = spread(level, True)
+        points.append(_scaled(predict_concurrency(setup, calibration, int(share), input_len, output_len), level,
+                              factor))  # fmt: skip
+    for rate in load.rates:
+        share, factor = spread(rate, False)
+        points.append(_scaled(predict_rate(setup, calibration, share, input_len, output_len), rate, factor))
+    if load.offline:
+        share, factor = spread(load.offline, True)
+        points.append(_scaled(predict_offline(setup, calibration, input_len, output_len, requests=int(share)),
+                              load.offline, factor))  # fmt: skip
+    return points
+
+
+def _scaled(point: Prediction, level: float, factor: float) -> Prediction:
+    """One engine's prediction as the replica's: ``factor`` engines' throughput at the same latencies."""
+    if factor == 1:
+        return point
+    return replace(point, level=level, request_throughput=point.request_throughput * factor,
+                   output_throughput=point.output_throughput * factor)
+
+
+def _cached(setup: Setup, load: Load, notes: list[str]) -> Setup:
+    """The setup serving the load's cached prompt share, where its engine caches prefixes (and a note either way)."""
+    if not load.cached_prompt_fraction:
+        return setup
+    if not setup.engine.prefix_caching:
+        notes.append(f"this engine's prefix cache is off: the {load.cached_prompt_fraction:.0%} of each prompt "
+                     "that is cached is prefilled again")  # fmt: skip
+        return setup
+    notes.append(f"{load.cached_prompt_fraction:.0%} of each prompt is found in the engine's prefix cache and not "
+                 "prefilled again (its KV cache is still counted per sequence, an upper bound on memory)")  # fmt: skip
+    return replace(setup, cached_prompt_fraction=load.cached_prompt_fraction)
 
 
 def _check_shape(input_len: int, output_len: int) -> None:
@@ -134,37 +260,94 @@ def calibrate_profile(profile: ThroughputProfile) -> tuple[Setup, Calibration, s
     return setup, fit(setup, points), "one_shape"
 
 
-def predict_profile(
-    profile: ThroughputProfile, input_len: int, output_len: int, *, concurrencies: Sequence[int] | None = None,
-    rates: Sequence[float] = (),
-) -> PredictedProfile:  # fmt: skip
+def predict_profile(profile: ThroughputProfile, input_len: int, output_len: int, load: Load = Load()) -> PredictedProfile:
     """The profile's setup at another shape (or its own), at its own concurrencies unless others are asked for."""
     _check_shape(input_len, output_len)
     setup, calibration, transfer = calibrate_profile(profile)
-    levels = concurrencies or [int(p["concurrency"]) for p in profile.points if p.get("concurrency")]
+    levels = load.concurrencies or [int(p["concurrency"]) for p in profile.points if p.get("concurrency")]
     notes = [f"engine model calibrated on {len(observations(profile))} points of {profile.id}"
              f" at {profile.input_len:,.0f} in / {profile.output_len:,.0f} out"]  # fmt: skip
     if transfer == "shape":
         notes[0] += " and the other tables of the same setup"
+    setup = _cached(setup, load, notes)
     return PredictedProfile("fitted", profile.id, profile.model, profile.hardware, profile.gpus_per_replica,
                             setup.dtype, input_len, output_len,
-                            _levels(setup, calibration, input_len, output_len, levels, rates), transfer,
-                            expected_error(transfer), calibration, notes)  # fmt: skip
+                            _levels(setup, calibration, input_len, output_len, levels, load), transfer,
+                            expected_error(transfer), calibration, notes, engine_preset(profile.engine)[0],
+                            setup.cached_prompt_fraction)  # fmt: skip
 
 
-def _reference(model: str, gpu: str, dtype: str) -> ThroughputProfile | None:
-    """The measured or published profile nearest to a setup: same model, then same bytes per weight, then same GPU,
-    then measured before published."""
-    wanted = find_architecture(model)
-    candidates = [p for p in closed_loop_profiles() if find_architecture(p.model) == wanted and p.input_len]
+def _reference(model: str, gpu: str, dtype: str, engine: str | None = None) -> ThroughputProfile | None:
+    """The measured or published profile nearest to a setup: same model, then the engine asked for, then same bytes
+    per weight, then same GPU, then measured before published. The calibration set first; for a model it lacks
+    (today's MoE models), the published tables kept out of it (``held_out_tables``)."""
+    wanted = find_bundled(model)
+    candidates = [p for p in closed_loop_profiles() if find_bundled(p.model) == wanted and p.input_len]
     same_width = {"float16": "bfloat16", "bfloat16": "float16"}
 
-    def nearness(p: ThroughputProfile) -> tuple[bool, bool, bool]:
+    def nearness(p: ThroughputProfile) -> tuple[bool, bool, bool, bool]:
         width = weights_dtype(p.dtype)
-        return (width not in (dtype, same_width.get(dtype)), p.hardware.lower() != gpu.lower(), p.basis != "measured")
+        other_engine = engine is not None and engine_preset(p.engine)[0] != engine
+        return (other_engine, width not in (dtype, same_width.get(dtype)), p.hardware.lower() != gpu.lower(),
+                p.basis != "measured")  # fmt: skip
 
     usable = [p for p in candidates if _usable(p)]
-    return min(usable, key=nearness, default=None)
+    if usable:
+        return min(usable, key=nearness)
+    held_out = [t for t in held_out_tables().values() if find_bundled(t.profile.model) == wanted]
+    observed = _group_observations()
+
+    def data(t: HeldOutTable) -> tuple[bool, int]:
+        """More of a setup's points, and some at a few users, make a sounder calibration than one point at 512."""
+        points = observed[t.table.group]
+        return (not any(o.concurrency <= 16 for o in points), -len(points))
+
+    best = min(held_out, key=lambda t: (*nearness(t.profile), *data(t)), default=None)
+    return best.profile if best else None
+
+
+@cache
+def _group_observations() -> dict[tuple[str, ...], list[Observation]]:
+    groups: dict[tuple[str, ...], list[Observation]] = {}
+    for t in held_out_tables().values():
+        groups.setdefault(t.table.group, []).extend(t.table.observations)
+    return groups
+
+
+@dataclass(frozen=True)
+class HeldOutTable:
+    profile: ThroughputProfile
+    table: Table
+
+
+@cache
+def held_out_tables() -> dict[str, HeldOutTable]:
+    """The held-out published tables the engine model can simulate, by profile id (validated apart, by
+    ``bench.held_out_accuracy``)."""
+    profiles = {p.id: p for p in held_out_profiles() if p.closed_loop}
+    return {t.id: HeldOutTable(profiles[t.id], t) for t in validation_tables(list(profiles.values()))}
+
+
+@cache
+def _calibrated_held_out(profile_id: str) -> Calibration:
+    """A held-out table's setup fitted on every held-out table of that setup."""
+    group = held_out_tables()[profile_id].table.group
+    return fit_tables([t.table for t in held_out_tables().values() if t.table.group == group])
+
+
+def _reference_calibration(reference: ThroughputProfile, gpu: str, gpus: int) -> tuple[Setup, Calibration, str,
+                                                                                         dict[str, dict[str, float]]]:
+    """The reference's setup and calibration, the transfer that moving it here is, and that transfer's measured
+    error: on the calibration set's tables, or on the held-out tables of the reference's model kind and engine."""
+    if reference.id not in held_out_tables():
+        setup, calibration, _ = calibrate_profile(reference)
+        return setup, calibration, "gpu", expected_error("gpu")
+    setup = held_out_tables()[reference.id].table.setup
+    same_gpus = reference.hardware.lower() == gpu.lower() and reference.gpus_per_replica == gpus
+    transfer = "shape" if same_gpus else "gpu"
+    kind = "moe" if setup.shape.num_experts else "dense"
+    error = held_out_error(kind, engine_preset(reference.engine)[0], transfer)
+    return setup, _calibrated_held_out(reference.id), transfer, error
 
 
 def _usable(profile: ThroughputProfile) -> bool:
@@ -187,49 +370,111 @@ def parse_roofline(source: str) -> tuple[str, str, int, str]:
     return match["model"], match["gpu"], gpus, weights_dtype(match["dtype"] or "bf16")
 
 
+# Weight-only formats engines run on GPUs without their tensor cores, widening the values to 16 bits before each
+# matmul: MXFP4 on Hopper and Ampere (vLLM's Marlin and Triton MoE kernels, as gpt-oss ships), FP8 on Ampere (FP8
+# Marlin), integer weights (AWQ, GPTQ). NVFP4 is Blackwell's own format, refused elsewhere.
+UPCAST_DTYPES = ("mxfp4", "fp8", "int4", "int8")
+
+
+def _check_native(gpu: str, dtype: str) -> list[str]:
+    """A note if the GPU runs these weights widened to 16 bits; InputError naming ``dtype`` if it cannot run them."""
+    from infercost.pricing import bundled_gpu_specs
+
+    spec = next(s for s in bundled_gpu_specs() if s.gpu.lower() == gpu.lower())
+    if dtype in spec.native_dtypes or not DTYPES[dtype].quantized:
+        return []
+    if dtype not in UPCAST_DTYPES:
+        raise InputError("dtype", f"{dtype} weights need FP4 tensor cores (Blackwell); {spec.gpu} runs "
+                                  f"{', '.join(spec.native_dtypes)}")  # fmt: skip
+    return [f"{spec.gpu} has no {dtype} tensor cores: the weights are read at {dtype}'s bytes and computed widened "
+            "to 16 bits"]
+
+
+ENGINE_NAMES = {"vllm": "vllm", "sglang": "sglang", "trtllm": "tensorrt-llm", "trt-llm": "tensorrt-llm",
+                "tensorrt-llm": "tensorrt-llm"}  # fmt: skip
+
+
+def engine_name(engine: str | None) -> str | None:
+    """An engine as ``--engine`` names it to its preset's key (``engine.ENGINE_PRESETS``)."""
+    if engine is None:
+        return None
+    key = engine.lower().replace("_", "-")
+    if key not in ENGINE_NAMES:
+        raise InputError("engine", f"unknown engine {engine!r}; known: vllm, sglang, trtllm")
+    return ENGINE_NAMES[key]
+
+
 def predict_roofline(
-    model: str, gpu: str, gpus: int, dtype: str, input_len: int, output_len: int, *,
-    concurrencies: Sequence[int] | None = None, rates: Sequence[float] = (),
+    model: str, gpu: str, gpus: int, dtype: str, input_len: int, output_len: int, load: Load = Load(), *,
+    engine: str | None = None, layout: Layout = Layout(),
 ) -> PredictedProfile:  # fmt: skip
-    """A setup nobody measured: the nearest calibration moved to these GPUs; concurrencies whose KV caches do
-    not fit are left out."""
+    """A setup nobody measured: the nearest calibration moved to these GPUs (and to the engine asked for);
+    concurrencies whose KV caches do not fit are left out."""
     _check_shape(input_len, output_len)
-    dtype = weights_dtype(dtype)
-    hardware = engine_hardware(gpu, gpus, dtype)
-    setup_for(model, hardware, dtype, ENGINE_PRESETS["vllm"])  # an unknown model or dtype is refused first
-    reference = _reference(model, gpu, dtype)
+    dtype, engine = weights_dtype(dtype), engine_name(engine)
+    engine_hardware(gpu, gpus, dtype)  # an unknown GPU is refused first, then an unknown model or dtype
+    setup_for(model, engine_hardware(gpu, gpus, dtype), dtype, ENGINE_PRESETS["vllm"])
+    upcast_note = _check_native(gpu, dtype)
+    layout = layout.resolved(gpus, model_shape(model))
+    engines = layout.engines
+    hardware = engine_hardware(gpu, gpus // engines, dtype)
+    reference = _reference(model, gpu, dtype, engine)
     spec = f"roofline:{model}@{gpus}x{hardware.gpu}:{dtype}"
+    error: dict[str, dict[str, float]] = {}
     if reference is not None:
-        reference_setup, calibration, _ = calibrate_profile(reference)
-        setup = setup_for(model, hardware, dtype, reference_setup.engine)
-        notes = [f"engine model calibrated on {reference.id} ({reference.hardware}, {reference.dtype}), moved to "
-                 f"{gpus}x {hardware.gpu}: bandwidth, compute and KV-cache capacity from the datasheet"]  # fmt: skip
-        transfer, error = "gpu", expected_error("gpu")
+        reference_setup, calibration, transfer, error = _reference_calibration(reference, hardware.gpu, gpus)
+        measured_on = engine_preset(reference.engine)[0]
+        notes = [f"engine model calibrated on {reference.id} ({reference.gpus_per_replica}x {reference.hardware}, "
+                 f"{reference.dtype}, {reference.engine}), moved to {gpus}x {hardware.gpu}: bandwidth, compute and "
+                 "KV-cache capacity from the datasheet"]  # fmt: skip
+        if engine not in (None, measured_on):  # another engine's scheduler over this engine's fitted step costs
+            calibration = replace(calibration, engine=None)
+            notes.append(f"measured on {measured_on}, scheduled as {engine} (its preset: step budget, chunked "
+                         f"prefill, KV reservation); the error of moving between engines is not measured")
+            transfer, error = "engine", {}
+        setup = setup_for(model, hardware, dtype, ENGINE_PRESETS[engine] if engine else reference_setup.engine)
     else:
-        setup = setup_for(model, hardware, dtype, ENGINE_PRESETS["vllm"])
+        setup = setup_for(model, hardware, dtype, ENGINE_PRESETS[engine or "vllm"])
         calibration = Calibration(prior_for(setup), 0)
         notes = ["no measured or published profile of this model to calibrate on: the engine model's priors "
                  "alone (75-80% of bandwidth, 50% of peak compute); its error is unknown"]  # fmt: skip
-        transfer, error = "none", {}
+        transfer = "none"
+    setup = _cached(replace(setup, expert_parallel=layout.expert_parallel), load, notes)
+    notes.extend(upcast_note)
+    if engines > 1:
+        notes.append(f"{engines} data-parallel engines of {hardware.gpus} GPUs, each serving its share of the load")
+    elif layout.data_parallel > 1:
+        notes.append(f"attention data parallel over {layout.data_parallel} ranks beside experts over "
+                     f"{layout.expert_parallel} GPUs: simulated as one engine over all {gpus} GPUs")  # fmt: skip
     capacity = calibration.applied_to(setup).config.kv_capacity_tokens
-    fits = [c for c in (concurrencies or DEFAULT_CONCURRENCIES) if c * (input_len + output_len) <= capacity]
-    if len(fits) < len(concurrencies or DEFAULT_CONCURRENCIES):
-        notes.append(f"KV cache holds {capacity:,.0f} tokens on {gpus}x {hardware.gpu}: levels that do not fit are "
-                     f"left out" if capacity else "the weights do not fit in these GPUs' memory")  # fmt: skip
-    points = _levels(setup, calibration, input_len, output_len, fits, rates) if capacity else []
+    if not capacity:
+        raise InputError("gpus", f"{model}'s weights at {dtype} ({held_weight_bytes(setup.shape, dtype) / 1e9:,.0f} "
+                                 f"GB) leave no room for a KV cache on {hardware.gpus}x {hardware.gpu} "
+                                 f"({hardware.memory_gb:,.0f} GB each): use more GPUs or a smaller dtype")  # fmt: skip
+    wanted = load.concurrencies or DEFAULT_CONCURRENCIES
+    per_engine = [max(1, round(c / engines)) for c in wanted]
+    fits = [c for c, share in zip(wanted, per_engine, strict=True) if share * (input_len + output_len) <= capacity]
+    if len(fits) < len(wanted):
+        notes.append(f"KV cache holds {capacity:,.0f} tokens an engine on {hardware.gpus}x {hardware.gpu}: "
+                     "levels that do not fit are left out")  # fmt: skip
+    points = _levels(setup, calibration, input_len, output_len, fits, load, engines)
+    scheduled = engine or (engine_preset(reference.engine)[0] if reference else "vllm")
     return PredictedProfile("roofline", spec, model, hardware.gpu, gpus, dtype, input_len, output_len, points,
-                            transfer, error, calibration, notes)  # fmt: skip
+                            transfer, error, calibration, notes, scheduled,
+                            setup.cached_prompt_fraction, layout)  # fmt: skip
 
 
-def predict_source(
-    source: str, input_len: int, output_len: int, *, concurrencies: Sequence[int] | None = None,
-    rates: Sequence[float] = (), db_path: str | Path | None = None,
-) -> PredictedProfile:  # fmt: skip
+def predict_source(source: str, input_len: int, output_len: int, load: Load = Load(), *, engine: str | None = None,
+                   layout: Layout = Layout(), db_path: str | Path | None = None) -> PredictedProfile:  # fmt: skip
     """What ``python -m infercost throughput SOURCE`` answers: a run id, a bundled id, or a roofline spec."""
     if source.startswith("roofline:"):
         model, gpu, gpus, dtype = parse_roofline(source)
-        return predict_roofline(model, gpu, gpus, dtype, input_len, output_len, concurrencies=concurrencies,
-                                rates=rates)  # fmt: skip
+        return predict_roofline(model, gpu, gpus, dtype, input_len, output_len, load, engine=engine, layout=layout)
+    for name, asked in (("engine", engine), ("tensor_parallel", layout != Layout())):
+        if asked:
+            raise InputError(name, "a run or a published table was measured on its own engine and layout; "
+                                   "--engine and the parallel flags choose those of a roofline:MODEL@NxGPU:DTYPE "
+                                   "setup")  # fmt: skip
     profile = find_profile(source, db_path)
     if profile.offline:
         raise InputError("source", f"{source} is an offline maximum-throughput table (no latencies); name a "
@@ -237,11 +482,12 @@ def predict_source(
     try:
         engine_setup(profile)
     except InputError as reason:
-        if rates:
-            raise InputError("rate", f"open-loop rates need the engine model, which cannot simulate {source}: "
-                                     f"{reason}") from None  # fmt: skip
-        return predict_simple(profile, input_len, output_len, reason=str(reason), concurrencies=concurrencies)
-    return predict_profile(profile, input_len, output_len, concurrencies=concurrencies, rates=rates)
+        for name, asked in (("rate", load.rates), ("offline", load.offline),
+                            ("cached_prompt_fraction", load.cached_prompt_fraction)):  # fmt: skip
+            if asked:
+                raise InputError(name, f"needs the engine model, which cannot simulate {source}: {reason}") from None
+        return predict_simple(profile, input_len, output_len, reason=str(reason), concurrencies=load.concurrencies)
+    return predict_profile(profile, input_len, output_len, load)
 
 
 def predict_simple(

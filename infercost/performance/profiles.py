@@ -11,18 +11,19 @@ from __future__ import annotations
 import json
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from infercost.errors import InputError
-from infercost.performance.architectures import ARCHITECTURES, find_architecture
+from infercost.performance.models import find_bundled
 from infercost.performance.calibrate import Observation, Setup
 from infercost.performance.engine import EngineConfig, engine_preset
 from infercost.performance.engine import Hardware as EngineHardware
-from infercost.performance.roofline import DTYPE_ALIASES, DTYPE_BYTES, ModelShape, model_shape_from_config
+from infercost.performance.roofline import DTYPE_ALIASES, DTYPE_BYTES, ModelShape
+from infercost.performance.roofline import model_shape as shape_of
 from infercost.performance.validation import OfflineTable, Table, dtype_width
 
 BUNDLED_KINDS = ("measured", "published")
@@ -228,10 +229,12 @@ def find_profile(profile_id: str, db_path: str | Path | None = None) -> Throughp
 
 
 def model_shape(model: str) -> ModelShape:
-    found = find_architecture(model)
+    """The engine model's shape of a bundled architecture (``models list``), dense or mixture-of-experts."""
+    found = find_bundled(model)
     if found is None:
-        raise InputError("model", f"unknown architecture {model!r}; known: {', '.join(ARCHITECTURES)}")
-    return model_shape_from_config(found[1])
+        raise InputError("model", f"unknown architecture {model!r}; `python -m infercost models list` lists the "
+                                  "bundled ones")  # fmt: skip
+    return shape_of(found.architecture())
 
 
 def engine_hardware(gpu: str, gpus: int, dtype: str) -> EngineHardware:
@@ -241,11 +244,23 @@ def engine_hardware(gpu: str, gpus: int, dtype: str) -> EngineHardware:
 
     for spec in bundled_gpu_specs():
         if spec.gpu.lower() == gpu.lower():
-            peak = {"fp8": spec.fp8_dense_tflops, "fp4": spec.fp4_dense_tflops}.get(dtype.lower())
+            fp4 = spec.fp4_dense_tflops  # None before Blackwell: 4-bit weights are widened to 16 bits, at its peak
+            peak = {"fp8": spec.fp8_dense_tflops, "fp4": fp4, "mxfp4": fp4, "nvfp4": fp4}.get(dtype.lower())
             return EngineHardware(spec.gpu, spec.memory_bandwidth_gbps, peak or spec.bf16_dense_tflops,
                                   spec.memory_gb, gpus, spec.interconnect_gbps or 0.0)  # fmt: skip
     known = ", ".join(spec.gpu for spec in bundled_gpu_specs())
     raise InputError("gpu", f"no datasheet for {gpu!r}; known: {known}")
+
+
+def published_dtype(profile: ThroughputProfile) -> str:
+    """A published table's dtype: its "fp4" is the checkpoint's own 4-bit format where it ships in one (gpt-oss's
+    MXFP4, which AIConfigurator's sample calls fp4 even on H100), else NVIDIA's NVFP4 (nvidia/*-NVFP4 checkpoints).
+    A person's "fp4" stays ambiguous, and refused."""
+    if profile.dtype.lower() != "fp4":
+        return profile.dtype
+    found = find_bundled(profile.model)
+    own = found.architecture().default_dtype if found else ""
+    return own if own in ("mxfp4", "nvfp4") else "nvfp4"
 
 
 def weights_dtype(dtype: str) -> str:
@@ -253,20 +268,33 @@ def weights_dtype(dtype: str) -> str:
     return "bfloat16" if lowered in ("", "auto", "bf16", "bfloat16") else DTYPE_ALIASES.get(lowered, lowered)
 
 
+def kv_dtype_for(dtype: str) -> str | None:
+    """The KV cache's dtype beside weights of ``dtype``: FP8 with FP8 weights, as NIM and TensorRT-LLM ship it;
+    16 bits beside integer or 4-bit weights (their values are widened before attention, which never reads 4-bit
+    keys); the weights' own float format otherwise (None)."""
+    if dtype == "fp8":
+        return "fp8"
+    return "bfloat16" if dtype in ("int8", "int4", "mxfp4", "nvfp4") else None
+
+
 def setup_for(model: str, hardware: EngineHardware, dtype: str, engine: EngineConfig) -> Setup:
-    """What the engine model needs to simulate a setup: the model's shape, the GPUs, the weights' dtype (an FP8
-    model keeps an FP8 KV cache, as NIM and TensorRT-LLM ship it) and the engine's scheduling."""
+    """What the engine model needs to simulate a setup: the model's shape, the GPUs, the weights' dtype with its KV
+    cache's (``kv_dtype_for``) and the engine's scheduling."""
     if dtype not in DTYPE_BYTES:
         raise InputError("dtype", f"unknown dtype {dtype!r}; known: {', '.join(DTYPE_BYTES)}")
-    return Setup(model_shape(model), hardware, dtype, engine, kv_dtype="fp8" if dtype == "fp8" else None)
+    return Setup(model_shape(model), hardware, dtype, engine, kv_dtype=kv_dtype_for(dtype))
 
 
 def engine_setup(profile: ThroughputProfile) -> Setup:
-    """A profile's setup, with its engine's scheduling defaults."""
-    dtype = weights_dtype(profile.dtype)
+    """A profile's setup, with its engine's scheduling defaults. Experts spread over ``expert_parallel`` GPUs
+    exchange tokens all-to-all; attention data parallelism (SGLang's and TensorRT-LLM's DP attention beside expert
+    parallelism) is taken as one engine over all the GPUs: its ranks step together through the MoE layers, and
+    the attention weights each rank reads again are a small share of a MoE model's bytes (an approximation)."""
+    dtype = weights_dtype(published_dtype(profile))
     _, config = engine_preset(profile.engine)
-    return setup_for(profile.model, engine_hardware(profile.hardware, profile.gpus_per_replica or 1, dtype), dtype,
-                     config)  # fmt: skip
+    setup = setup_for(profile.model, engine_hardware(profile.hardware, profile.gpus_per_replica or 1, dtype), dtype,
+                      config)  # fmt: skip
+    return replace(setup, expert_parallel=profile.expert_parallel) if profile.expert_parallel > 1 else setup
 
 
 def observations(profile: ThroughputProfile) -> list[Observation]:
@@ -287,8 +315,8 @@ def unpredictable_reason(profile: ThroughputProfile) -> str:
     mixture-of-experts models of the published tables, for now), a layout it does not simulate (pipeline, attention
     data or expert parallelism), a GPU without a datasheet, a dtype it has no bytes for, no closed-loop points, or,
     for a table it could simulate, that the table is not in the calibration set yet."""
-    if profile.pipeline_parallel > 1 or profile.data_parallel > 1 or profile.expert_parallel > 1:
-        return "layout not simulated (pipeline, attention data or expert parallelism)"
+    if profile.pipeline_parallel > 1:
+        return "layout not simulated (pipeline parallelism)"
     if not profile.closed_loop:
         return f"{profile.load} load is not a closed loop"
     try:
@@ -312,6 +340,12 @@ def validation_skips(profiles: Sequence[ThroughputProfile] | None = None) -> dic
     return dict(sorted(skipped.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
+def held_out_profiles() -> tuple[ThroughputProfile, ...]:
+    """The published closed-loop tables kept out of calibration (issue 22's vLLM, SGLang and MoE sweeps), as
+    profiles the validation may score: ``bench.held_out_accuracy`` predicts them from each other."""
+    return tuple(replace(p, calibration_set=True) for p in bundled_profiles() if not p.calibration_set)
+
+
 def validation_tables(profiles: Sequence[ThroughputProfile] | None = None) -> list[Table]:
     """Every closed-loop profile the engine model can simulate, as a table for ``validation``; the others (see
     ``validation_skips``) are left out."""
@@ -326,7 +360,7 @@ def validation_tables(profiles: Sequence[ThroughputProfile] | None = None) -> li
         # (Llama-3.3-70B on two H100s, 5000/500: mean TTFT 407 ms alone, 689 ms at 25 users; 2024's 70B on four
         # H100s, 2000/200: 112 ms and 1729 ms), so calibrations move between GPUs of one release only.
         engine = f"{engine} {profile.engine_version}" if profile.engine_version else engine
-        model = find_architecture(profile.model)[0]
+        model = find_bundled(profile.model).name
         group = (model, engine, profile.hardware, str(profile.gpus_per_replica), setup.dtype)
         tables.append(Table(profile.id, group, (model, engine, dtype_width(setup.dtype)), setup, tuple(points)))
     return tables
@@ -339,8 +373,8 @@ def offline_tables(profiles: Sequence[ThroughputProfile] | None = None) -> list[
     for profile in bundled_profiles() if profiles is None else profiles:
         if not profile.offline:
             continue
-        found = find_architecture(profile.model)
-        model = found[0] if found else profile.model
+        found = find_bundled(profile.model)
+        model = found.name if found else profile.model
         engine, _ = engine_preset(profile.engine)
         dtype = weights_dtype(profile.dtype)
         setup, reason = None, ""

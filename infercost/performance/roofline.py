@@ -12,15 +12,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from infercost.performance.architecture import DTYPES, Architecture, from_config
+
+# Bytes a weight moves: the 4-bit float formats carry their scales (MXFP4 one byte per 32 values, NVFP4 per 16).
 DTYPE_BYTES: dict[str, float] = {
     "float32": 4, "float16": 2, "bfloat16": 2, "fp8": 1, "int8": 1, "int4": 0.5,
+    "mxfp4": DTYPES["mxfp4"].bytes_per_value(), "nvfp4": DTYPES["nvfp4"].bytes_per_value(),
 }
 DTYPE_ALIASES = {"fp32": "float32", "fp16": "float16", "half": "float16", "bf16": "bfloat16"}
 
 
 @dataclass(frozen=True)
 class ModelShape:
-    """The numbers of a decoder-only transformer that set its memory traffic and compute."""
+    """The numbers of a decoder that set its memory traffic and compute (built from an ``Architecture`` by
+    ``model_shape``). Defaults describe a dense GQA model whose every layer attends to the whole context."""
 
     n_params: int
     n_layers: int
@@ -30,13 +35,64 @@ class ModelShape:
     hidden_size: int
     vocab_size: int
     tie_word_embeddings: bool = False
+    # Mixture of experts: the routed experts of every MoE layer together; a token goes through ``experts_per_token``
+    # of ``num_experts`` in each. Their bytes are read per step as the experts the step's tokens route to.
+    routed_expert_params: int = 0
+    num_experts: int = 0
+    experts_per_token: int = 0
+    moe_layers: int = 0
+    # What attention caches and computes where it is not plain GQA over every layer: values per token of the
+    # full-attention layers (MLA: its latent and rope key), of the windowed layers (each holding at most ``window``),
+    # and FLOPs one token spends per cached token over all layers (0: from the heads).
+    kv_values_per_token: int = 0
+    window_kv_values_per_token: int = 0
+    window: int = 0
+    attention_flops_per_pair: int = 0
+    window_attention_flops_per_pair: int = 0
+    kept_params: int = 0  # parameters a quantized checkpoint keeps in 16 bits (its modules_to_not_convert)
+    kept_matmul_params: int = 0  # of those, the ones every step reads
+    vision_params: int = 0  # a multimodal checkpoint's vision tower: in memory, not read for text
 
     @property
     def matmul_params(self) -> int:
         """Weights read by every decode step: all but an untied input embedding, of which only a row per token is
         read (a tied embedding is read whole, as the output head)."""
         embedding = 0 if self.tie_word_embeddings else self.vocab_size * self.hidden_size
-        return self.n_params - embedding
+        return self.n_params - embedding - self.vision_params
+
+    @property
+    def dense_matmul_params(self) -> int:
+        """Weights every step reads whole, whatever its tokens: all but the routed experts."""
+        return self.matmul_params - self.routed_expert_params
+
+    @property
+    def active_matmul_params(self) -> int:
+        """Weights one token computes with: the dense part and ``k`` of the ``n`` routed experts of each layer."""
+        if not self.num_experts:
+            return self.matmul_params
+        return self.dense_matmul_params + self.routed_expert_params * self.experts_per_token // self.num_experts
+
+    def experts_read(self, tokens: float) -> float:
+        """Share of the routed experts a step of ``tokens`` tokens reads: each token picks ``k`` of ``n`` in a layer,
+        so an expert goes unread with probability ``(1 - k/n) ** tokens`` (routing taken as uniform); one token
+        reads ``k / n`` of them, a prefill of thousands all of them."""
+        if not self.num_experts or tokens <= 0:
+            return 0.0
+        return 1.0 - (1.0 - self.experts_per_token / self.num_experts) ** tokens
+
+    @property
+    def full_kv_values(self) -> int:
+        """Values one token adds to the cache of the full-attention layers."""
+        if self.kv_values_per_token or self.window_kv_values_per_token:
+            return self.kv_values_per_token
+        return 2 * self.n_layers * self.n_kv_heads * self.head_dim
+
+    @property
+    def attention_flops(self) -> int:
+        """FLOPs a token spends per cached token in the full-attention layers."""
+        if self.attention_flops_per_pair or self.window_attention_flops_per_pair:
+            return self.attention_flops_per_pair
+        return 4 * self.n_layers * self.n_heads * self.head_dim
 
 
 # Driver names (``NVIDIA H100 80GB HBM3``, ``AMD Instinct MI300X``) to the catalog's GPU names, whose datasheet figures
@@ -90,13 +146,22 @@ def dtype_bytes(dtype: str) -> float:
     return DTYPE_BYTES[key]
 
 
-def weight_bytes(n_params: int, dtype: str) -> float:
-    return n_params * dtype_bytes(dtype)
+def weight_bytes(n_params: int, dtype: str, kept_params: int = 0) -> float:
+    """Bytes of ``n_params`` weights at ``dtype``, of which ``kept_params`` stay 16-bit (a quantized checkpoint's
+    unconverted modules)."""
+    kept = min(kept_params, n_params) if dtype_bytes(dtype) < 2 else 0
+    return (n_params - kept) * dtype_bytes(dtype) + kept * 2
 
 
 def kv_bytes_per_token(shape: ModelShape, dtype: str) -> float:
-    """Keys and values of every layer for one token of context."""
-    return 2 * shape.n_layers * shape.n_kv_heads * shape.head_dim * dtype_bytes(dtype)
+    """Cached keys and values one token adds in the layers that attend to the whole context."""
+    return shape.full_kv_values * dtype_bytes(dtype)
+
+
+def kv_bytes_per_sequence(shape: ModelShape, context: float, dtype: str) -> float:
+    """Cache one sequence of ``context`` tokens holds: full layers all of it, windowed layers their window."""
+    window = min(context, shape.window) if shape.window else context
+    return (context * shape.full_kv_values + window * shape.window_kv_values_per_token) * dtype_bytes(dtype)
 
 
 def decode_step_seconds(shape: ModelShape, *, batch: int, context: float, dtype: str,
@@ -139,30 +204,37 @@ def roofline_pct(measured: float, roofline: float) -> float:
     return 100.0 * measured / roofline
 
 
+def model_shape(arch: Architecture) -> ModelShape:
+    """The engine model's view of an architecture: what a step reads and computes, and what a sequence caches."""
+    attention = arch.attention
+    full = [i for i in arch.attention_layers if arch.layers[i].window is None]
+    windowed = [arch.layers[i].window for i in arch.attention_layers if arch.layers[i].window is not None]
+    parts = arch.params_by_part()
+    kept = set(arch.quantization.keep_unquantized) if arch.quantization else set()
+    kept_params = sum(parts.get(part, 0) for part in kept)
+    unread = {"embedding"} if not arch.tie_word_embeddings else set()
+    experts = arch.experts if arch.moe_layers else None
+    return ModelShape(
+        n_params=arch.total_params, n_layers=arch.num_layers, n_heads=attention.num_heads,
+        n_kv_heads=attention.num_kv_heads, head_dim=attention.head_dim, hidden_size=arch.hidden_size,
+        vocab_size=arch.vocab_size, tie_word_embeddings=arch.tie_word_embeddings,
+        routed_expert_params=parts["experts"], num_experts=experts.num_experts if experts else 0,
+        experts_per_token=experts.top_k if experts else 0, moe_layers=len(arch.moe_layers),
+        kv_values_per_token=len(full) * attention.kv_values_per_token(),
+        window_kv_values_per_token=len(windowed) * attention.kv_values_per_token(),
+        window=max(windowed, default=0),
+        attention_flops_per_pair=len(full) * attention.flops_per_context_token(),
+        window_attention_flops_per_pair=len(windowed) * attention.flops_per_context_token(),
+        kept_params=kept_params, kept_matmul_params=kept_params - sum(parts.get(p, 0) for p in kept & unread),
+        vision_params=arch.vision_params,
+    )  # fmt: skip
+
+
 def model_shape_from_config(config: dict[str, Any]) -> ModelShape:
-    """A shape from a Hugging Face ``config.json`` (llama, qwen2, mistral style); parameters counted from it."""
-    text = config.get("text_config") or config
-    hidden = int(text["hidden_size"])
-    heads = int(text["num_attention_heads"])
-    kv_heads = int(text.get("num_key_value_heads") or heads)
-    head_dim = int(text.get("head_dim") or hidden // heads)
-    shape = dict(n_layers=int(text["num_hidden_layers"]), n_heads=heads, n_kv_heads=kv_heads, head_dim=head_dim,
-                 hidden_size=hidden, vocab_size=int(text["vocab_size"]),
-                 tie_word_embeddings=bool(text.get("tie_word_embeddings", False)))
-    return ModelShape(n_params=count_params(text), **shape)
+    """A shape from a Hugging Face ``config.json`` (any decoder ``architecture.from_config`` reads)."""
+    return model_shape(from_config(config))
 
 
 def count_params(config: dict[str, Any]) -> int:
-    """Parameters of a llama-style decoder: attention (with qwen2's q/k/v biases), gated MLP, RMSNorms, embeddings."""
-    hidden, layers = int(config["hidden_size"]), int(config["num_hidden_layers"])
-    heads = int(config["num_attention_heads"])
-    kv_heads = int(config.get("num_key_value_heads") or heads)
-    head_dim = int(config.get("head_dim") or hidden // heads)
-    q_out, kv_out = heads * head_dim, kv_heads * head_dim
-    has_qkv_bias = bool(config.get("attention_bias")) or config.get("model_type") == "qwen2"
-    attention = hidden * q_out + 2 * hidden * kv_out + q_out * hidden
-    attention += (q_out + 2 * kv_out) if has_qkv_bias else 0
-    mlp = 3 * hidden * int(config["intermediate_size"])
-    per_layer = attention + mlp + 2 * hidden  # two RMSNorms
-    embeddings = int(config["vocab_size"]) * hidden * (1 if config.get("tie_word_embeddings") else 2)
-    return layers * per_layer + hidden + embeddings  # + final norm
+    """Parameters of a decoder from its config (``architecture.Architecture.total_params``)."""
+    return from_config(config).total_params

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from numpy.typing import NDArray
 
 from infercost.performance.calibrate import Calibration, Observation, Setup, fit, predict_concurrency, predict_offline
 
@@ -51,17 +52,21 @@ class Table:
 
 @dataclass
 class Errors:
-    """Signed relative errors per transfer and metric."""
+    """Signed relative errors per transfer and metric, each with the setup (group) of the table it was scored on."""
 
     values: dict[str, dict[str, list[float]]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(list)))
+    groups: dict[str, dict[str, list[tuple[str, ...]]]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(list)))
 
-    def add(self, transfer: str, metric: str, predicted: float, measured: float | None) -> None:
+    def add(self, transfer: str, metric: str, predicted: float, measured: float | None,
+            group: tuple[str, ...] = ()) -> None:  # fmt: skip
         if measured:
             self.values[transfer][metric].append(predicted / measured - 1.0)
+            self.groups[transfer][metric].append(group)
 
     def summary(self) -> dict[str, dict[str, dict[str, float]]]:
-        """Per transfer and metric: count, median / p90 / max of |error|, and p10 / p50 / p90 of the signed error
-        (the range a predicted figure carries)."""
+        """Per transfer and metric: count, median / p90 / max of |error|, p10 / p50 / p90 of the signed error (the
+        range a predicted figure carries), and that range's coverage on setups it was not measured on."""
         out: dict[str, dict[str, dict[str, float]]] = {}
         for transfer, metrics in self.values.items():
             out[transfer] = {}
@@ -76,15 +81,31 @@ class Errors:
                     "p10": float(np.percentile(signed, 10)),
                     "p50": float(np.median(signed)),
                     "p90": float(np.percentile(signed, 90)),
+                    "coverage": held_out_coverage(signed, self.groups[transfer][metric]),
                 }
         return out
+
+
+def held_out_coverage(signed: NDArray, groups: Sequence[tuple[str, ...]]) -> float:
+    """The share of errors inside the p10..p90 range of the errors of every *other* setup: how often a range holds
+    the truth on a setup it was not measured on (80% if ranges transfer; leave-one-setup-out, not in-sample)."""
+    labels = np.array(["/".join(map(str, g)) for g in groups])
+    inside = []
+    for label in np.unique(labels):
+        others = signed[labels != label]
+        if len(others) < 10:  # too few to take a range from
+            continue
+        low, high = np.percentile(others, [10, 90])
+        mine = signed[labels == label]
+        inside.extend((mine >= low) & (mine <= high))
+    return float(np.mean(inside)) if inside else float("nan")
 
 
 def _score(errors: Errors, transfer: str, setup: Setup, calibration: Calibration, table: Table) -> None:
     for obs in table.observations:
         predicted = predict_concurrency(setup, calibration, obs.concurrency, obs.input_len, obs.output_len)
         for metric in METRICS:
-            errors.add(transfer, metric, getattr(predicted, metric), getattr(obs, metric))
+            errors.add(transfer, metric, getattr(predicted, metric), getattr(obs, metric), table.group)
 
 
 def fit_tables(tables: Sequence[Table]) -> Calibration:

@@ -34,6 +34,24 @@ def catalog_json() -> list[dict[str, Any]]:
 
 
 @st.cache_data(show_spinner=False)
+def model_report_json(model: str, config_path: str, dtype: str, kv_dtype: str, context: int) -> dict[str, Any]:
+    """``models show`` for the Models page (a model by name, or a config.json path or model directory)."""
+    from infercost.performance.models import model_report, resolve
+    from infercost.pricing import bundled_gpu_specs
+
+    resolved = resolve(model or None, config_path or None)
+    return model_report(resolved, dtype=dtype or None, kv_dtype=kv_dtype or None, context=context,
+                        gpu_specs=bundled_gpu_specs())  # fmt: skip
+
+
+@st.cache_data(show_spinner=False)
+def model_rows() -> list[dict[str, Any]]:
+    from infercost.performance.models import list_models
+
+    return list_models()
+
+
+@st.cache_data(show_spinner=False)
 def gpu_prices_json() -> list[dict[str, Any]]:
     return [entry.model_dump(mode="json") for entry in bundled_gpu_prices()]
 

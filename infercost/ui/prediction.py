@@ -9,7 +9,7 @@ import streamlit as st
 from plotly.subplots import make_subplots
 
 from infercost.errors import InputError
-from infercost.performance.predict import predict_source
+from infercost.performance.predict import Load, predict_source
 
 PANELS = (("output_throughput", "output tokens/s"), ("mean_ttft_ms", "mean TTFT (ms)"),
           ("mean_tpot_ms", "mean TPOT (ms)"))  # fmt: skip
@@ -18,7 +18,7 @@ PANELS = (("output_throughput", "output tokens/s"), ("mean_ttft_ms", "mean TTFT 
 @st.cache_data(show_spinner="Running the engine model…")
 def predicted(source: str, input_len: int, output_len: int, concurrencies: tuple[int, ...] | None) -> dict[str, Any]:
     """The prediction as a plain document (cached: the same source and shape always give the same curve)."""
-    return predict_source(source, input_len, output_len, concurrencies=concurrencies).as_dict()
+    return predict_source(source, input_len, output_len, Load(concurrencies)).as_dict()
 
 
 def prediction_figure(

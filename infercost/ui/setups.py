@@ -7,10 +7,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from infercost.costmodel.owned import OwnedHardware, owned_cost_per_gpu_hour
+from infercost.performance.architectures import ARCHITECTURES
 from infercost.performance.profiles import ThroughputProfile
 from infercost.pricing import GpuPrice, age_days, bundled_gpu_prices
 
 DEFAULT_SLO = {"p95_ttft_ms": 2000.0, "p95_tpot_ms": 100.0}
+# The models a roofline setup can estimate (the bundled dense ones; the Models page lists them all) and the weight
+# formats it takes.
+ROOFLINE_MODELS = tuple(ARCHITECTURES)
+ROOFLINE_DTYPES = ("bfloat16", "fp8", "int4", "mxfp4", "nvfp4")
 
 
 def cheapest_offer(gpu: str, offers: Sequence[GpuPrice] | None = None) -> GpuPrice | None:

@@ -12,7 +12,6 @@ import streamlit as st
 from infercost.compare import break_even_table, options_table, row_flags
 from infercost.costmodel.scaling import SCALING_MODES
 from infercost.errors import InputError
-from infercost.performance.architectures import ARCHITECTURES
 from infercost.pricing import GpuPrice
 from infercost.tokenizers import LANGUAGE_NAMES, LANGUAGES
 from infercost.ui.cached import (
@@ -25,7 +24,14 @@ from infercost.ui.cached import (
     throughput_profiles,
 )
 from infercost.ui.format import colour_map, cost_bars, fit_legend, options_shown, text_width_px
-from infercost.ui.setups import DEFAULT_SLO, offer_choice, offers_for, throughput_for_gpu
+from infercost.ui.setups import (
+    DEFAULT_SLO,
+    ROOFLINE_DTYPES,
+    ROOFLINE_MODELS,
+    offer_choice,
+    offers_for,
+    throughput_for_gpu,
+)
 from infercost.ui.state import PROMPT_IN_CHARACTERS, editor_start, init_state, keep_edited, profile_document
 
 CUSTOM_PRICE, ROOFLINE, OWN_POINTS = "(custom price)", "Roofline estimate for a model", "My own measured points"
@@ -99,9 +105,9 @@ with st.expander(
         throughput, gpus_per_replica = {"run": chosen.id}, chosen.gpus_per_replica
         st.caption(f"Model: **{chosen.model}** on {chosen.gpus_per_replica}× {gpu} · {chosen.basis} · {chosen.source}")
     elif source == ROOFLINE:
-        model = b.selectbox("Model", list(ARCHITECTURES), index=list(ARCHITECTURES).index("llama-3.1-8b"),
+        model = b.selectbox("Model", ROOFLINE_MODELS, index=ROOFLINE_MODELS.index("llama-3.1-8b"),
                             key="bill_roofline_model")  # fmt: skip
-        dtype = c.selectbox("Weights", ["bfloat16", "fp8", "int4"], key="bill_roofline_dtype")
+        dtype = c.selectbox("Weights", ROOFLINE_DTYPES, key="bill_roofline_dtype")
         gpus_per_replica = int(b.number_input("GPUs per replica", 1, 64, 1, key="gpus_per_replica"))
         throughput = {"roofline": {"model": model, "gpu": gpu, "dtype": dtype, "gpus": gpus_per_replica}}
         st.caption(f"Model: **{model}** on {gpus_per_replica}× {gpu} ({dtype}) · roofline estimate, not measured")

@@ -21,7 +21,6 @@ from infercost.compare import (
 from infercost.costmodel.owned import OwnedHardware
 from infercost.costmodel.scaling import SCALING_MODES
 from infercost.errors import InputError
-from infercost.performance.architectures import ARCHITECTURES
 from infercost.pricing import bundled_gpu_specs
 from infercost.profile import unique_name
 from infercost.ui.cached import (
@@ -39,6 +38,8 @@ from infercost.ui.format import colour_map, cost_bars, options_shown, show_table
 from infercost.ui.prediction import show_prediction
 from infercost.ui.setups import (
     DEFAULT_SLO,
+    ROOFLINE_DTYPES,
+    ROOFLINE_MODELS,
     cheapest_offer,
     default_setups,
     offer_choice,
@@ -90,10 +91,10 @@ with st.expander("Add a self-host setup (rented or owned)"):
     left, right = st.columns(2)
     if source == "Roofline estimate":
         model = left.selectbox(
-            "Model", list(ARCHITECTURES), index=list(ARCHITECTURES).index("llama-3.1-8b"), key="cmp_model"
+            "Model", ROOFLINE_MODELS, index=ROOFLINE_MODELS.index("llama-3.1-8b"), key="cmp_model"
         )
         gpu = right.selectbox("GPU", list(specs), key="cmp_gpu")
-        dtype = left.selectbox("Weights", ["bfloat16", "fp8", "int4"], key="cmp_dtype")
+        dtype = left.selectbox("Weights", ROOFLINE_DTYPES, key="cmp_dtype")
         gpus = right.number_input("GPUs per replica", 1, 64, 1, key="cmp_gpus")
         throughput = {"roofline": {"model": model, "gpu": gpu, "dtype": dtype, "gpus": int(gpus)}}
         label = f"{model} · {gpus}× {gpu} ({dtype}, roofline)"

@@ -1,0 +1,77 @@
+"""How well the engine model predicts the published tables kept out of its calibration (issue 22's vLLM, SGLang
+and TensorRT-LLM sweeps of MoE and dense models on H100 to B300 and MI300X), per model kind and engine.
+
+    python -m bench.held_out_accuracy            # shape and one_shape transfers, per kind and engine
+    python -m bench.held_out_accuracy --transfer gpu --json
+    python -m bench.held_out_accuracy --write      # every transfer, stored for predictions calibrated on these tables
+
+Each (kind, engine) slice is validated on its own (``validation.validate``): a table predicted from the other
+tables of its setup (``shape``), from one of them (``one_shape``), or from the same model on other GPUs (``gpu``).
+Prints the median / p90 |relative error| of output throughput, mean TTFT and mean TPOT, the leave-one-setup-out
+coverage of each p10..p90 range, and how many tables the engine model could not predict at all (a refusal is a
+miss), with the reasons.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import defaultdict
+
+from infercost.performance.expected_error import HELD_OUT_ERROR_PATH
+from infercost.performance.profiles import held_out_profiles, unpredictable_reason, validation_tables
+from infercost.performance.validation import TRANSFERS, validate
+
+REPORTED = {"request_throughput": "output throughput", "mean_ttft_ms": "mean TTFT", "mean_tpot_ms": "mean TPOT"}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--transfer", action="append", choices=TRANSFERS, help="transfers (default: shape, one_shape)")
+    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.add_argument("--write", action="store_true", help=f"run every transfer and store the errors in "
+                        f"{HELD_OUT_ERROR_PATH.name}")  # fmt: skip
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+    profiles = [p for p in held_out_profiles() if p.closed_loop]
+    refused: dict[str, int] = defaultdict(int)
+    for profile in profiles:
+        reason = unpredictable_reason(profile)
+        if reason:
+            refused[reason] += 1
+    slices = defaultdict(list)
+    for table in validation_tables(profiles):
+        kind = "moe" if table.setup.shape.num_experts else "dense"
+        slices[kind, table.group[1].split()[0]].append(table)
+    summary = {"tables": len(profiles), "predicted": len(profiles) - sum(refused.values()),
+               "refused": dict(refused), "slices": {}}  # fmt: skip
+    for (kind, engine), tables in sorted(slices.items()):
+        print(f"  {kind} {engine}: {len(tables)} tables", file=sys.stderr)
+        transfers = TRANSFERS if args.write else args.transfer or ("shape", "one_shape")
+        errors, _ = validate(tables, transfers)
+        summary["slices"][f"{kind}/{engine}"] = errors.summary()
+    if args.write:
+        HELD_OUT_ERROR_PATH.write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+    if args.json:
+        print(json.dumps(summary, indent=2))
+        return 0
+    print(f"{summary['predicted']} of {summary['tables']} held-out closed-loop tables predicted "
+          f"({time.perf_counter() - started:.0f} s); refused:")
+    for reason, count in sorted(refused.items(), key=lambda kv: -kv[1]):
+        print(f"  {count} {reason}")
+    print("| kind / engine | transfer | metric | n | median | p90 | range coverage |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for name, transfers in summary["slices"].items():
+        for transfer, metrics in transfers.items():
+            for metric, label in REPORTED.items():
+                row = metrics.get(metric)
+                if row:
+                    print(f"| {name} | {transfer} | {label} | {row['n']} | {row['median_abs']:.1%} | "
+                          f"{row['p90_abs']:.1%} | {row['coverage']:.0%} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

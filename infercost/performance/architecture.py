@@ -1,0 +1,652 @@
+"""A decoder model's architecture, read from its Hugging Face ``config.json``: what it weighs, what its KV cache
+costs, and what a token computes.
+
+One reader for every model, the way ``transformers.PretrainedConfig`` reads them: each *concept* (experts, latent
+attention, windows, Mamba mixers, tied embeddings) is read from the fields that carry it, whatever the model. The only
+per-model knowledge is what a config does not say because ``transformers`` hard-codes it in the model's class (Qwen2's
+q/k/v biases, Qwen3's q/k norms, Llama-4's shared expert); it lives in ``_CLASS_DEFAULTS``, keyed by ``model_type``.
+
+Pure: a dict in, numbers out; no I/O (``infercost.performance.models`` finds configs on disk or on the Hub).
+
+Formulas (``h`` hidden size, ``L`` layers, ``V`` vocabulary, ``b(d)`` bytes per value of dtype ``d``):
+
+- Attention, GQA/MQA/MHA: ``h * (n_q + 2 n_kv) * d_head + n_q * d_head * h`` (+ biases, q/k norms, sinks).
+- Attention, MLA (DeepSeek): ``h * r_q + r_q * n_q * (d_nope + d_rope)`` (or ``h * n_q * (d_nope + d_rope)`` without
+  ``q_lora_rank``) ``+ h * (r_kv + d_rope) + r_kv * n_q * (d_nope + d_v) + n_q * d_v * h`` (+ the two LoRA norms).
+- MLP, gated: ``3 h I``; ``relu2`` (Nemotron-H): ``2 h I``. A MoE layer: ``E`` routed experts of ``3 h I_moe`` each,
+  a router ``h E``, shared experts ``3 h I_shared``. Active per token: the router, the shared experts and ``k`` of the
+  ``E`` routed experts.
+- Mamba2 mixer: ``in_proj h (2 d_in + 2 g N + H) + conv (d_in + 2 g N) K + out_proj d_in h`` (+ ``A``, ``D``, ``dt``,
+  its norm), with ``d_in = H * d_mamba``.
+- Total = embeddings ``V h`` + output head ``V h`` (none when tied) + every layer + norms. MTP layers
+  (``num_nextn_predict_layers``) are counted apart: the served model does not run them unless it speculates.
+- KV cache per token and layer: ``2 n_kv d_head b(kv)`` (GQA), ``(r_kv + d_rope) b(kv)`` (MLA, plus DeepSeek-V3.2's
+  indexer key ``d_index``); a windowed layer holds ``min(context, window)`` tokens; a Mamba layer a fixed state
+  ``(d_in + 2 g N)(K - 1) + H d_mamba N`` values per sequence.
+- FLOPs per token at context ``c``: ``2 * active matmul parameters`` (the input embedding is a lookup) plus, per
+  attention layer, ``2 n_q (d_qk + d_v) * min(c, window)``.
+- Weight bytes: matmul weights at the dtype's bytes per value plus its scales (``DTYPES``); embeddings, head, router
+  and norms stay 16-bit, as quantized checkpoints ship them; a checkpoint's ``modules_to_not_convert`` keeps more.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from infercost.errors import InputError
+
+
+@dataclass(frozen=True)
+class Dtype:
+    """A weight or cache number format: bytes per value, and the scales a quantized tensor carries with it."""
+
+    name: str
+    value_bytes: float
+    scale_bytes: float = 0.0  # bytes of one scale (and zero point)
+    group: int = 0  # values sharing one scale; 0: none (or per-tensor, negligible)
+    quantized: bool = True  # False: a 16/32-bit float, also what unquantized parts are kept in
+
+    def bytes_per_value(self, group: int | None = None) -> float:
+        size = group or self.group
+        return self.value_bytes + (self.scale_bytes / size if size else 0.0)
+
+
+DTYPES: dict[str, Dtype] = {
+    "float32": Dtype("float32", 4, quantized=False),
+    "bfloat16": Dtype("bfloat16", 2, quantized=False),
+    "float16": Dtype("float16", 2, quantized=False),
+    "fp8": Dtype("fp8", 1),  # per-tensor scale; a checkpoint's weight_block_size adds one fp32 scale per block
+    "int8": Dtype("int8", 1),  # per-channel scales: negligible
+    "int4": Dtype("int4", 0.5, scale_bytes=2.5, group=128),  # AWQ/GPTQ: fp16 scale + 4-bit zero point per group
+    "mxfp4": Dtype("mxfp4", 0.5, scale_bytes=1, group=32),  # OCP MX: E2M1 values, one E8M0 scale per 32
+    "nvfp4": Dtype("nvfp4", 0.5, scale_bytes=1, group=16),  # E2M1 values, one E4M3 scale per 16 (+ fp32 per tensor)
+}
+DTYPE_ALIASES = {"fp32": "float32", "fp16": "float16", "half": "float16", "bf16": "bfloat16", "auto": "",
+                 "float8": "fp8", "fp8_e4m3": "fp8", "e4m3": "fp8", "w4a16": "int4", "awq": "int4", "gptq": "int4",
+                 "mxfp4_moe": "mxfp4"}  # fmt: skip  ("fp4" alone is ambiguous: MXFP4 or NVFP4)
+UNQUANTIZED = "bfloat16"  # what embeddings, head, router and norms are kept in beside quantized matmuls
+
+# What a config does not say because transformers hard-codes it in the model class.
+_CLASS_DEFAULTS: dict[str, dict[str, Any]] = {
+    "qwen2": {"qkv_bias": True},
+    "qwen2_moe": {"qkv_bias": True},
+    "qwen3": {"qk_norm": True},
+    "qwen3_moe": {"qk_norm": True},
+    # Gemma3TextConfig's defaults: google/gemma-3-*-it configs name only what differs from them.
+    "gemma3_text": {"qk_norm": True, "norms_per_layer": 4, "tie_word_embeddings": True, "vocab_size": 262208,
+                    "head_dim": 256, "num_attention_heads": 8, "num_key_value_heads": 4, "sliding_window": 4096,
+                    "sliding_window_pattern": 6, "max_position_embeddings": 131072},
+    "gemma2": {"norms_per_layer": 4, "tie_word_embeddings": True},
+    "gemma": {"tie_word_embeddings": True},
+    "llama4_text": {"n_shared_experts": 1, "no_rope_layer_interval": 4},
+    "gpt_oss": {"attention_sinks": True, "expert_bias": True, "router_bias": True},
+    "glm4_moe": {"router_bias": True},  # e_score_correction_bias
+    "deepseek_v3": {"router_bias": True},
+    "deepseek_v32": {"router_bias": True},
+    "kimi_k2": {"router_bias": True},
+    "nemotron_h": {"norms_per_layer": 1, "router_bias": True},
+}
+
+_EXPERT_FIELDS = ("n_routed_experts", "num_local_experts", "num_experts")
+_TOPK_FIELDS = ("num_experts_per_tok", "experts_per_token", "moe_topk")
+
+
+@dataclass(frozen=True)
+class Layer:
+    """One decoder layer: its token mixer and its feed-forward part."""
+
+    mixer: str  # "attention" | "mamba" | "none"
+    ffn: str  # "dense" | "moe" | "none"
+    window: int | None = None  # tokens a windowed attention layer keeps (sliding or chunked); None: all
+    window_kind: str = "full"  # "full" | "sliding" | "chunked"
+
+
+@dataclass(frozen=True)
+class Attention:
+    """The attention of every attention layer (one shape for all of them in today's models)."""
+
+    kind: str  # "mha" | "gqa" | "mqa" | "mla"
+    num_heads: int
+    num_kv_heads: int  # MLA: the heads its latent expands to (num_heads)
+    head_dim: int  # GQA: per head for q, k and v; MLA: d_nope + d_rope (the q/k dot-product size)
+    v_head_dim: int
+    q_lora_rank: int | None = None
+    kv_lora_rank: int | None = None
+    qk_rope_head_dim: int | None = None
+    qk_nope_head_dim: int | None = None
+    index_head_dim: int = 0  # DeepSeek-V3.2's sparse-attention indexer: one extra key per token and layer
+    index_n_heads: int = 0
+    qkv_bias: bool = False
+    o_bias: bool = False
+    qk_norm: bool = False
+    sinks: bool = False
+
+    def params(self, hidden: int) -> int:
+        """Parameters of one layer's attention."""
+        n, d = self.num_heads, self.head_dim
+        if self.kind == "mla":
+            rope, nope, r_kv = self.qk_rope_head_dim or 0, self.qk_nope_head_dim or 0, self.kv_lora_rank or 0
+            q = (hidden * self.q_lora_rank + self.q_lora_rank + self.q_lora_rank * n * (nope + rope)
+                 if self.q_lora_rank else hidden * n * (nope + rope))  # fmt: skip
+            kv = hidden * (r_kv + rope) + r_kv + r_kv * n * (nope + self.v_head_dim)
+            indexer = 0
+            if self.index_head_dim:  # wq_b, wk, k_norm (LayerNorm), weights_proj
+                di, hi = self.index_head_dim, self.index_n_heads
+                indexer = (self.q_lora_rank or hidden) * hi * di + hidden * di + 2 * di + hidden * hi
+            return q + kv + n * self.v_head_dim * hidden + indexer
+        q_out, kv_out = n * d, self.num_kv_heads * d
+        total = hidden * (q_out + 2 * kv_out) + q_out * hidden
+        total += (q_out + 2 * kv_out) if self.qkv_bias else 0
+        total += hidden if self.o_bias else 0
+        total += 2 * d if self.qk_norm else 0
+        return total + (n if self.sinks else 0)
+
+    def kv_values_per_token(self) -> int:
+        """Cached values per token in one layer: keys and values (GQA), or MLA's latent plus its rope key."""
+        if self.kind == "mla":
+            return (self.kv_lora_rank or 0) + (self.qk_rope_head_dim or 0) + self.index_head_dim
+        return 2 * self.num_kv_heads * self.head_dim
+
+    def flops_per_context_token(self) -> int:
+        """FLOPs one new token spends on each cached token in one layer: q.k and the weighted sum of v."""
+        return 2 * self.num_heads * (self.head_dim + self.v_head_dim)
+
+
+@dataclass(frozen=True)
+class Experts:
+    """The mixture-of-experts part of a MoE layer."""
+
+    num_experts: int  # routed experts
+    top_k: int  # routed experts a token goes through
+    expert_intermediate: int  # per routed expert
+    num_shared: int = 0
+    shared_intermediate: int = 0  # all shared experts together
+    gated: bool = True
+    expert_bias: bool = False
+    router_bias: bool = False
+
+    def expert_params(self, hidden: int) -> int:
+        """Parameters of one routed expert."""
+        matrices = 3 if self.gated else 2
+        bias = (matrices - 1) * self.expert_intermediate + hidden if self.expert_bias else 0
+        return matrices * hidden * self.expert_intermediate + bias
+
+    def shared_params(self, hidden: int) -> int:
+        return (3 if self.gated else 2) * hidden * self.shared_intermediate
+
+    def router_params(self, hidden: int) -> int:
+        return hidden * self.num_experts + (self.num_experts if self.router_bias else 0)
+
+
+@dataclass(frozen=True)
+class Mamba:
+    """A Mamba2 mixer (Nemotron-H): a fixed state per sequence instead of a KV cache."""
+
+    num_heads: int
+    head_dim: int
+    state_size: int
+    n_groups: int
+    conv_kernel: int
+    state_dtype: str = UNQUANTIZED
+
+    @property
+    def inner(self) -> int:
+        return self.num_heads * self.head_dim
+
+    def params(self, hidden: int) -> int:
+        conv_dim = self.inner + 2 * self.n_groups * self.state_size
+        in_proj = hidden * (2 * self.inner + 2 * self.n_groups * self.state_size + self.num_heads)
+        conv = conv_dim * self.conv_kernel + conv_dim  # weights + bias
+        return in_proj + conv + 3 * self.num_heads + self.inner + self.inner * hidden  # A, D, dt_bias; norm; out
+
+    def state_values(self) -> int:
+        """Values one sequence keeps per layer: the convolution's last K-1 inputs and the SSM state."""
+        conv_dim = self.inner + 2 * self.n_groups * self.state_size
+        return conv_dim * (self.conv_kernel - 1) + self.num_heads * self.head_dim * self.state_size
+
+
+@dataclass(frozen=True)
+class Quantization:
+    """How the checkpoint stores its weights, from ``quantization_config``."""
+
+    dtype: str  # a DTYPES key
+    block: tuple[int, int] | None = None  # fp8 weight_block_size
+    group: int | None = None  # int4 group size
+    keep_unquantized: tuple[str, ...] = ()  # parts kept 16-bit: "attention", "router", "embedding", "lm_head", ...
+
+
+@dataclass(frozen=True)
+class Architecture:
+    """A decoder-only model as its config describes it. Build one with ``from_config``.
+
+    ``layers`` says, per layer, which mixer and feed-forward it has and its attention window; ``moe_layers`` and
+    ``attention_layers`` index them; ``experts`` (routed count, top-k, per-expert and shared widths) and
+    ``attention`` (kind, heads, MLA ranks) carry what a step-cost model needs. Parameter counts are exact for the
+    decoder's tensors (embeddings, head, norms, biases: equal to what transformers builds from the same config); a
+    multimodal config's vision tower is an estimate (``vision_params``), in the total but not in what a token runs.
+    """
+
+    name: str
+    model_type: str
+    hidden_size: int
+    vocab_size: int
+    layers: tuple[Layer, ...]
+    attention: Attention
+    dense_intermediate: int  # a dense layer's MLP width (0: none)
+    experts: Experts | None = None
+    mamba: Mamba | None = None
+    tie_word_embeddings: bool = False
+    gated_mlp: bool = True
+    norms_per_layer: int = 2
+    max_position_embeddings: int = 0
+    checkpoint_dtype: str = UNQUANTIZED  # torch_dtype / dtype
+    quantization: Quantization | None = None
+    mtp_layers: int = 0  # DeepSeek's multi-token-prediction layers, not run when serving without speculation
+    vision_params: int = 0
+    fields: Mapping[str, Any] = field(default_factory=dict)  # the config fields this was read from
+
+    # --- structure -------------------------------------------------------------------------------------------------
+
+    @property
+    def num_layers(self) -> int:
+        return len(self.layers)
+
+    @property
+    def kind(self) -> str:
+        """``dense``, ``moe``, ``hybrid`` (Mamba layers beside attention) or ``hybrid-moe``."""
+        base = "hybrid" if self.mamba else ""
+        if self.experts and self.moe_layers:
+            return f"{base}-moe" if base else "moe"
+        return base or "dense"
+
+    @property
+    def moe_layers(self) -> tuple[int, ...]:
+        return tuple(i for i, layer in enumerate(self.layers) if layer.ffn == "moe")
+
+    @property
+    def attention_layers(self) -> tuple[int, ...]:
+        return tuple(i for i, layer in enumerate(self.layers) if layer.mixer == "attention")
+
+    @property
+    def default_dtype(self) -> str:
+        """The dtype the checkpoint ships in: its quantization's, else its ``torch_dtype``."""
+        return self.quantization.dtype if self.quantization else self.checkpoint_dtype
+
+    # --- parameters -----------------------------------------------------------------------------------------------
+
+    def dense_mlp_params(self) -> int:
+        return (3 if self.gated_mlp else 2) * self.hidden_size * self.dense_intermediate
+
+    def params_by_part(self) -> dict[str, int]:
+        """Every parameter, by the part it belongs to; the parts are what quantization treats differently."""
+        h = self.hidden_size
+        parts = dict.fromkeys(("embedding", "lm_head", "attention", "mlp", "experts", "shared_experts", "router",
+                               "mamba", "norms", "vision"), 0)  # fmt: skip
+        parts["embedding"] = self.vocab_size * h
+        parts["lm_head"] = 0 if self.tie_word_embeddings else self.vocab_size * h
+        for layer in self.layers:
+            if layer.mixer == "attention":
+                parts["attention"] += self.attention.params(h)
+            elif layer.mixer == "mamba" and self.mamba:
+                parts["mamba"] += self.mamba.params(h)
+            if layer.ffn == "dense":
+                parts["mlp"] += self.dense_mlp_params()
+            elif layer.ffn == "moe" and self.experts:
+                parts["experts"] += self.experts.num_experts * self.experts.expert_params(h)
+                parts["shared_experts"] += self.experts.shared_params(h)
+                parts["router"] += self.experts.router_params(h)
+        parts["norms"] = (self.norms_per_layer * len(self.layers) + 1) * h
+        parts["vision"] = self.vision_params
+        return parts
+
+    @property
+    def total_params(self) -> int:
+        """Every parameter the checkpoint loads: embeddings, head and a multimodal config's vision tower included,
+        MTP layers not (``mtp_layers``)."""
+        return sum(self.params_by_part().values())
+
+    @property
+    def active_params(self) -> int:
+        """Parameters one text token goes through, embeddings and head included: all but the routed experts it is
+        not sent to (``k`` of ``E``) and the vision tower."""
+        parts = self.params_by_part()
+        routed = parts["experts"]
+        routed_active = routed * self.experts.top_k // self.experts.num_experts if self.experts and routed else 0
+        return sum(parts.values()) - routed + routed_active - parts["vision"]
+
+    @property
+    def matmul_params(self) -> int:
+        """Weights a decode step reads whole: all but an untied input embedding (a row per token is read)."""
+        return self.total_params - self.vision_params - (0 if self.tie_word_embeddings
+                                                         else self.vocab_size * self.hidden_size)
+
+    @property
+    def active_matmul_params(self) -> int:
+        return self.active_params - (0 if self.tie_word_embeddings else self.vocab_size * self.hidden_size)
+
+    # --- bytes ----------------------------------------------------------------------------------------------------
+
+    def weight_bytes(self, dtype: str | None = None) -> float:
+        """Bytes of the weights at ``dtype`` (default: the checkpoint's own): matmul weights in it with its scales,
+        embeddings, head, router and norms in 16 bits (and what the checkpoint's quantization keeps unquantized)."""
+        name = normalize_dtype(dtype) if dtype else self.default_dtype
+        spec = DTYPES[name]
+        own = self.quantization if self.quantization and self.quantization.dtype == name else None
+        keep = set(own.keep_unquantized) if own else set()
+        per_value = spec.bytes_per_value(own.group if own else None)
+        if own and own.block and name == "fp8":
+            per_value = spec.value_bytes + 4 / (own.block[0] * own.block[1])  # one fp32 scale per block
+        plain = DTYPES[self.checkpoint_dtype if not DTYPES[self.checkpoint_dtype].quantized else UNQUANTIZED]
+        plain_bytes = spec.value_bytes if not spec.quantized else plain.value_bytes
+        total = 0.0
+        for part, count in self.params_by_part().items():
+            quantizable = part in ("attention", "mlp", "experts", "shared_experts", "mamba") and part not in keep
+            total += count * (per_value if quantizable or not spec.quantized else plain_bytes)
+        return total
+
+    def kv_bytes_per_token(self, kv_dtype: str | None = None) -> float:
+        """Bytes one token adds to the cache of the layers whose cache grows without bound (full attention)."""
+        per_value = DTYPES[normalize_dtype(kv_dtype) if kv_dtype else self.default_kv_dtype()].value_bytes
+        full = sum(1 for layer in self.layers if layer.mixer == "attention" and layer.window is None)
+        return full * self.attention.kv_values_per_token() * per_value
+
+    def kv_bytes_per_sequence(self, context: int, kv_dtype: str | None = None) -> float:
+        """Cache bytes of one sequence of ``context`` tokens: full layers hold all of them, windowed layers at most
+        their window, Mamba layers their fixed state."""
+        per_value = DTYPES[normalize_dtype(kv_dtype) if kv_dtype else self.default_kv_dtype()].value_bytes
+        total = 0.0
+        for layer in self.layers:
+            if layer.mixer == "attention":
+                tokens = context if layer.window is None else min(context, layer.window)
+                total += tokens * self.attention.kv_values_per_token() * per_value
+            elif layer.mixer == "mamba" and self.mamba:
+                total += self.mamba.state_values() * DTYPES[self.mamba.state_dtype].value_bytes
+        return total
+
+    def default_kv_dtype(self, dtype: str | None = None) -> str:
+        """The KV cache's dtype when none is asked for: FP8 beside FP8 weights (as FP8 checkpoints are served), the
+        checkpoint's 16-bit float otherwise (attention never reads 4-bit or integer keys)."""
+        if dtype and normalize_dtype(dtype) == "fp8":
+            return "fp8"
+        return self.checkpoint_dtype if not DTYPES[self.checkpoint_dtype].quantized else UNQUANTIZED
+
+    def flops_per_token(self, context: int = 0) -> float:
+        """FLOPs of one token at ``context`` tokens already cached: 2 per active matmul weight, plus attention over
+        the cached tokens each attention layer sees (windows capped)."""
+        attention = sum(min(context, layer.window) if layer.window is not None else context
+                        for layer in self.layers if layer.mixer == "attention")  # fmt: skip
+        return 2 * self.active_matmul_params + attention * self.attention.flops_per_context_token()
+
+    def summary(self) -> dict[str, Any]:
+        """The headline facts, JSON-able."""
+        return {"model": self.name, "model_type": self.model_type, "kind": self.kind,
+                "attention": self.attention.kind, "layers": self.num_layers, "total_params": self.total_params,
+                "active_params": self.active_params, "default_dtype": self.default_dtype,
+                "max_context": self.max_position_embeddings}  # fmt: skip
+
+
+# --- reading a config ---------------------------------------------------------------------------------------------
+
+
+def normalize_dtype(dtype: str) -> str:
+    """A dtype as people write it (``bf16``, ``FP8``) to a ``DTYPES`` key; InputError naming ``dtype`` otherwise."""
+    key = str(dtype).strip().lower().replace("torch.", "")
+    key = DTYPE_ALIASES.get(key, key)
+    if key not in DTYPES:
+        raise InputError("dtype", f"unknown dtype {dtype!r}; known: {', '.join(DTYPES)}")
+    return key
+
+
+def text_config(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The decoder's fields: a multimodal config's ``text_config`` (Llama-4, Gemma-3) over the top-level ones it
+    inherits (``torch_dtype``, ``quantization_config``, ``tie_word_embeddings``)."""
+    inner = config.get("text_config") or config.get("llm_config")
+    if not isinstance(inner, Mapping):
+        return dict(config)
+    inherited = {k: v for k, v in config.items() if k in ("torch_dtype", "dtype", "quantization_config",
+                                                          "tie_word_embeddings")}  # fmt: skip
+    return {**inherited, **inner}
+
+
+def from_config(config: Mapping[str, Any], name: str = "") -> Architecture:
+    """The architecture a Hugging Face ``config.json`` (as a dict) describes. InputError naming the missing or bad
+    field when the config lacks what its kind needs."""
+    if not isinstance(config, Mapping):
+        raise InputError("config", "a config.json must be a JSON object")
+    text = text_config(config)
+    cfg = _Fields(text, _CLASS_DEFAULTS.get(str(text.get("model_type", "")), {}))
+    hidden = cfg.int("hidden_size", "d_model", "n_embd")
+    n_layers = cfg.int("num_hidden_layers", "num_layers", "n_layer")
+    attention = _attention(cfg, hidden)
+    experts = _experts(cfg)
+    mamba = _mamba(cfg)
+    max_context = cfg.int("max_position_embeddings", "max_sequence_length", "seq_length", default=0)
+    layers = _layers(cfg, n_layers, experts is not None, max_context)
+    if mamba is None and any(layer.mixer == "mamba" for layer in layers):
+        raise InputError("config.mamba_num_heads", "a hybrid pattern names Mamba layers but the config has no "
+                                                   "mamba_num_heads / mamba_head_dim / ssm_state_size")
+    gated = str(cfg.get("mlp_hidden_act", "hidden_act", default="silu")) != "relu2"
+    if experts and not gated:
+        experts = Experts(**{**experts.__dict__, "gated": False})
+    vision = config.get("vision_config") if config is not text else None
+    return Architecture(
+        name=name or str(config.get("_name_or_path") or text.get("model_type") or "custom"),
+        model_type=str(text.get("model_type") or config.get("model_type") or ""),
+        hidden_size=hidden, vocab_size=cfg.int("vocab_size", "padded_vocab_size"), layers=layers,
+        attention=attention, dense_intermediate=cfg.int("intermediate_size_mlp", "intermediate_size", "ffn_dim",
+                                                        default=0),
+        experts=experts, mamba=mamba, tie_word_embeddings=bool(cfg.get("tie_word_embeddings", default=False)),
+        gated_mlp=gated, norms_per_layer=int(cfg.get("norms_per_layer", default=2)),
+        max_position_embeddings=max_context,
+        checkpoint_dtype=_checkpoint_dtype(cfg), quantization=_quantization(cfg.get("quantization_config")),
+        mtp_layers=int(cfg.get("num_nextn_predict_layers", default=0) or 0),
+        vision_params=_vision_params(vision, hidden) if isinstance(vision, Mapping) else 0,
+        fields=cfg.used,
+    )  # fmt: skip
+
+
+class _Fields:
+    """A config's fields with the class defaults behind them, remembering which ones were read (``used``)."""
+
+    def __init__(self, values: Mapping[str, Any], defaults: Mapping[str, Any]) -> None:
+        self.values, self.defaults, self.used = values, defaults, {}
+
+    def get(self, *names: str, default: Any = None) -> Any:
+        for key in names:
+            if self.values.get(key) is not None:
+                self.used[key] = self.values[key]
+                return self.values[key]
+            if self.defaults.get(key) is not None:
+                return self.defaults[key]
+        return default
+
+    def int(self, *names: str, default: int | None = None) -> int:
+        value = self.get(*names, default=default)
+        if value is None:
+            raise InputError(f"config.{names[0]}", "missing; a decoder config needs it")
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0 or value != int(value):
+            raise InputError(f"config.{names[0]}", f"must be a whole number ≥ 0, got {value!r}")
+        return int(value)
+
+
+def _attention(cfg: _Fields, hidden: int) -> Attention:
+    heads = cfg.int("num_attention_heads", "n_head", "num_heads")
+    if heads == 0:
+        raise InputError("config.num_attention_heads", "must be positive")
+    bias = bool(cfg.get("attention_bias", default=False))
+    common = dict(qkv_bias=bias or bool(cfg.get("qkv_bias", default=False)), o_bias=bias,
+                  qk_norm=bool(cfg.get("qk_norm", default=False)),
+                  sinks=bool(cfg.get("attention_sinks", default=False)))  # fmt: skip
+    if cfg.get("kv_lora_rank") is not None:
+        rope, nope = cfg.int("qk_rope_head_dim"), cfg.int("qk_nope_head_dim")
+        return Attention("mla", heads, heads, rope + nope, cfg.int("v_head_dim"),
+                         q_lora_rank=cfg.int("q_lora_rank", default=0) or None, kv_lora_rank=cfg.int("kv_lora_rank"),
+                         qk_rope_head_dim=rope, qk_nope_head_dim=nope,
+                         index_head_dim=cfg.int("index_head_dim", default=0),
+                         index_n_heads=cfg.int("index_n_heads", default=0), **common)  # fmt: skip
+    kv_heads = cfg.int("num_key_value_heads", "n_head_kv", "multi_query_group_num", default=heads)
+    if kv_heads == 0 or heads % kv_heads:
+        raise InputError("config.num_key_value_heads", f"{kv_heads} does not divide {heads} attention heads")
+    head_dim = cfg.int("head_dim", "attention_head_dim", default=hidden // heads)
+    kind = "mha" if kv_heads == heads else "mqa" if kv_heads == 1 else "gqa"
+    return Attention(kind, heads, kv_heads, head_dim, head_dim, **common)
+
+
+def _experts(cfg: _Fields) -> Experts | None:
+    n = cfg.get(*_EXPERT_FIELDS)
+    if not n:
+        return None
+    top_k = cfg.int(*_TOPK_FIELDS)
+    size = cfg.int("moe_intermediate_size", "intermediate_size")
+    shared = cfg.int("n_shared_experts", "num_shared_experts", default=0)
+    shared_size = cfg.int("shared_expert_intermediate_size", "moe_shared_expert_intermediate_size", default=0)
+    shared_total = shared_size * max(shared, 1) if shared_size else shared * size
+    if top_k > int(n):
+        raise InputError(f"config.{_TOPK_FIELDS[0]}", f"{top_k} experts per token but only {n} experts")
+    return Experts(int(n), top_k, size, num_shared=shared or (1 if shared_size else 0),
+                   shared_intermediate=shared_total, expert_bias=bool(cfg.get("expert_bias", default=False)),
+                   router_bias=bool(cfg.get("router_bias", default=False)))  # fmt: skip
+
+
+def _mamba(cfg: _Fields) -> Mamba | None:
+    if cfg.get("mamba_num_heads") is None:
+        return None
+    state_dtype = str(cfg.get("mamba_ssm_cache_dtype", default=UNQUANTIZED))
+    return Mamba(cfg.int("mamba_num_heads"), cfg.int("mamba_head_dim"), cfg.int("ssm_state_size"),
+                 cfg.int("n_groups", default=1), cfg.int("conv_kernel", default=4),
+                 normalize_dtype(state_dtype) if state_dtype.lower() in DTYPES else UNQUANTIZED)  # fmt: skip
+
+
+_PATTERN = {"M": ("mamba", "none"), "*": ("attention", "none"), "-": ("none", "dense"), "E": ("none", "moe")}
+
+
+def _layers(cfg: _Fields, n_layers: int, has_experts: bool, max_context: int) -> tuple[Layer, ...]:
+    """Each layer's mixer, feed-forward and window, by the first rule the config carries. A window as long as the
+    model's context (phi-4's 16,384) is no window."""
+    pattern = cfg.get("hybrid_override_pattern")
+    if pattern:  # Nemotron-H: one character per layer
+        if len(pattern) != n_layers or set(pattern) - set(_PATTERN):
+            raise InputError("config.hybrid_override_pattern", f"needs {n_layers} characters of M, *, - or E")
+        return tuple(Layer(*_PATTERN[c]) for c in pattern)
+    moe = _moe_layer_set(cfg, n_layers) if has_experts else set()
+    windows = [(None, "full") if w is not None and max_context and w >= max_context else (w, kind)
+               for w, kind in _windows(cfg, n_layers)]  # fmt: skip
+    return tuple(Layer("attention", "moe" if i in moe else "dense", *windows[i]) for i in range(n_layers))
+
+
+def _moe_layer_set(cfg: _Fields, n_layers: int) -> set[int]:
+    """Which layers are MoE: an explicit list, Llama-4's interleave step, DeepSeek's dense first layers and
+    frequency, Qwen-MoE's sparse step and MLP-only layers; every layer otherwise (Mixtral, gpt-oss)."""
+    explicit = cfg.get("moe_layers")
+    if isinstance(explicit, list):
+        return {int(i) for i in explicit}
+    freq = cfg.get("moe_layer_freq")
+    if isinstance(freq, list):  # a per-layer 0/1 mask
+        return {i for i, on in enumerate(freq) if on}
+    step = cfg.get("interleave_moe_layer_step")
+    if step:
+        return set(range(int(step) - 1, n_layers, int(step)))
+    first_dense = int(cfg.get("first_k_dense_replace", default=0) or 0)
+    freq = int(freq or 1)
+    sparse_step = int(cfg.get("decoder_sparse_step", default=1) or 1)
+    mlp_only = set(cfg.get("mlp_only_layers", default=[]) or [])
+    return {i for i in range(n_layers)
+            if i >= first_dense and i % freq == 0 and (i + 1) % sparse_step == 0 and i not in mlp_only}  # fmt: skip
+
+
+def _windows(cfg: _Fields, n_layers: int) -> list[tuple[int | None, str]]:
+    """Per layer ``(window, kind)``: ``layer_types`` where the config lists them, else the model's own rule."""
+    sliding = cfg.get("sliding_window")
+    chunk = cfg.get("attention_chunk_size")
+    full: tuple[int | None, str] = (None, "full")
+    types = cfg.get("layer_types")
+    if isinstance(types, list):
+        if len(types) != n_layers:
+            raise InputError("config.layer_types", f"lists {len(types)} layers, the model has {n_layers}")
+        kinds = {"sliding_attention": (sliding, "sliding"), "chunked_attention": (chunk, "chunked")}
+        out = [kinds.get(t, full) for t in types]
+        if any(w is None and k != "full" for w, k in out):
+            raise InputError("config.sliding_window", "layer_types names windowed layers but gives no window size")
+        return out
+    if chunk:  # Llama-4: RoPE layers attend within chunks, the NoPE layers (every 4th by default) see everything
+        no_rope = cfg.get("no_rope_layers") or [int((i + 1) % int(cfg.get("no_rope_layer_interval", default=4)) != 0)
+                                                for i in range(n_layers)]  # fmt: skip
+        return [(int(chunk), "chunked") if no_rope[i] else full for i in range(n_layers)]
+    pattern = cfg.get("sliding_window_pattern")
+    if sliding and pattern:  # Gemma-2/3: every pattern-th layer is global
+        return [full if (i + 1) % int(pattern) == 0 else (int(sliding), "sliding") for i in range(n_layers)]
+    if sliding and cfg.get("use_sliding_window", default=True):  # Mistral-7B v0.1; Qwen2 from max_window_layers
+        first = int(cfg.get("max_window_layers", default=0) or 0) if "use_sliding_window" in cfg.values else 0
+        return [(int(sliding), "sliding") if i >= first else full for i in range(n_layers)]
+    return [full] * n_layers
+
+
+def _checkpoint_dtype(cfg: _Fields) -> str:
+    value = str(cfg.get("torch_dtype", "dtype", default=UNQUANTIZED)).lower().replace("torch.", "")
+    key = DTYPE_ALIASES.get(value, value)
+    return key if key in DTYPES and not DTYPES[key].quantized else UNQUANTIZED
+
+
+_KEEP_PATTERNS = {"attn": "attention", "router": "router", "embed": "embedding", "lm_head": "lm_head"}
+
+
+def _quantization(qc: Any) -> Quantization | None:
+    """The checkpoint's own storage from ``quantization_config`` (fp8 with block scales, MXFP4, NVFP4, AWQ/GPTQ)."""
+    if not isinstance(qc, Mapping):
+        return None
+    method = str(qc.get("quant_method", "")).lower()
+    algo = str(qc.get("quant_algo", "") or "").lower()
+    bits = qc.get("bits") or qc.get("w_bit")
+    if method == "mxfp4":
+        dtype = "mxfp4"
+    elif "nvfp4" in (method, algo) or "fp4" in algo:
+        dtype = "nvfp4"
+    elif method == "fp8" or "fp8" in algo:
+        dtype = "fp8"
+    elif method in ("awq", "gptq", "autoround") or bits:
+        dtype = "int4" if int(bits or 4) == 4 else "int8"
+    else:
+        return None
+    block = qc.get("weight_block_size")
+    keep = {part for module in qc.get("modules_to_not_convert") or qc.get("ignore") or []
+            for pattern, part in _KEEP_PATTERNS.items() if pattern in str(module)}  # fmt: skip
+    return Quantization(dtype, tuple(int(b) for b in block) if block else None,  # type: ignore[arg-type]
+                        int(qc["group_size"]) if qc.get("group_size") else None, tuple(sorted(keep)))
+
+
+def _vision_params(vision: Mapping[str, Any], text_hidden: int) -> int:
+    """A ViT tower's parameters, approximately (layers, patch embedding, projector into the decoder): part of what
+    the checkpoint loads, never of what a text token computes."""
+    hidden, inter = int(vision.get("hidden_size") or 0), int(vision.get("intermediate_size") or 0)
+    layers, patch = int(vision.get("num_hidden_layers") or 0), int(vision.get("patch_size") or 0)
+    out = int(vision.get("vision_output_dim") or hidden)
+    adapter = int(vision.get("projector_input_dim") or 0) * int(vision.get("projector_output_dim") or 0)
+    tower = layers * (4 * hidden * hidden + 2 * hidden * inter + 4 * hidden) + 3 * patch * patch * hidden
+    return tower + adapter + out * text_hidden if tower else 0
+
+
+def regular_token_ids(config: Mapping[str, Any]) -> tuple[int, int]:
+    """The ``[low, high)`` ids of ordinary text tokens, so a random prompt holds no special token: special ids at the
+    top of the vocabulary (Llama-3, Qwen) end the range, ones at the bottom (Mistral, Gemma) start it."""
+    text = text_config(config)
+    vocab = int(text["vocab_size"])
+    specials = []
+    for key in ("bos_token_id", "eos_token_id", "pad_token_id"):
+        value = text.get(key, config.get(key))
+        specials += value if isinstance(value, list) else [value] if isinstance(value, int) else []
+    low = max([s + 1 for s in specials if s < vocab / 2], default=0)
+    high = min([s for s in specials if s >= vocab / 2], default=vocab)
+    return low, high
+
+
+def fit(arch: Architecture, *, memory_gb: float, gpus: int, dtype: str | None, kv_dtype: str | None, context: int,
+         runtime_gb_per_gpu: float = 0.0, headroom: float = 1.0) -> dict[str, Any]:
+    """Whether the weights fit on ``gpus`` GPUs of ``memory_gb`` each, and how many sequences of ``context`` tokens
+    the memory left (after weights and ``runtime_gb_per_gpu`` per GPU, times ``headroom``) holds."""
+    free = (memory_gb - runtime_gb_per_gpu) * 1e9 * gpus - arch.weight_bytes(dtype)
+    per_sequence = arch.kv_bytes_per_sequence(context, kv_dtype)
+    sequences = math.floor(free * headroom / per_sequence) if free > 0 and per_sequence > 0 else 0
+    return {"gpus": gpus, "weights_fit": free > 0, "max_sequences": max(0, sequences)}

@@ -1,0 +1,246 @@
+"""The architecture reader: parameters, weight bytes, KV cache and FLOPs from a config.json, checked by hand, against
+published counts, and against what transformers itself builds from the same config."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from infercost.errors import InputError
+from infercost.performance.architecture import DTYPES, from_config, regular_token_ids
+from infercost.performance.models import bundled_config, bundled_models
+
+
+def arch(name: str):
+    return bundled_models()[name].architecture()
+
+
+# --- hand-computed ----------------------------------------------------------------------------------------------
+
+
+def test_dense_llama_3_1_8b_by_hand():
+    h, inter, layers, vocab, kv_heads, head = 4096, 14336, 32, 128256, 8, 128
+    attention = h * h * 2 + h * kv_heads * head * 2  # q and o; k and v
+    per_layer = attention + 3 * h * inter + 2 * h  # gated MLP, two RMSNorms
+    total = layers * per_layer + h + 2 * vocab * h  # final norm, untied embedding and head
+    a = arch("llama-3.1-8b")
+    assert a.total_params == a.active_params == total == 8_030_261_248
+    assert a.kv_bytes_per_token("bfloat16") == 2 * layers * kv_heads * head * 2
+    assert a.kv_bytes_per_sequence(1000, "fp8") == 1000 * 2 * layers * kv_heads * head
+    assert a.weight_bytes("bfloat16") == 2 * total
+    assert a.flops_per_token(0) == 2 * (total - vocab * h)  # the input embedding is a lookup
+    assert a.flops_per_token(1000) - a.flops_per_token(0) == layers * 1000 * 2 * 32 * (head + head)
+
+
+def test_moe_mixtral_8x7b_by_hand():
+    h, inter, layers, vocab, experts, top_k = 4096, 14336, 32, 32000, 8, 2
+    attention = 2 * h * h + 2 * h * 1024
+    expert = 3 * h * inter
+    per_layer = attention + experts * expert + h * experts + 2 * h  # experts, router, norms
+    total = layers * per_layer + h + 2 * vocab * h
+    a = arch("mixtral-8x7b")
+    assert a.kind == "moe" and a.moe_layers == tuple(range(layers))
+    assert a.total_params == total
+    assert a.active_params == total - layers * (experts - top_k) * expert
+
+
+def test_mla_deepseek_v3_by_hand():
+    h, layers, dense_layers, heads, vocab = 7168, 61, 3, 128, 129280
+    q_lora, kv_lora, nope, rope, v = 1536, 512, 128, 64, 128
+    attention = (h * q_lora + q_lora + q_lora * heads * (nope + rope)  # q_a, its norm, q_b
+                 + h * (kv_lora + rope) + kv_lora + kv_lora * heads * (nope + v)  # kv_a (with the rope key), norm, kv_b
+                 + heads * v * h)  # o
+    dense_mlp = 3 * h * 18432
+    moe = 256 * 3 * h * 2048 + 3 * h * 2048 + h * 256 + 256  # routed, one shared, router and its bias
+    norms = 2 * h * layers + h
+    total = layers * attention + dense_layers * dense_mlp + (layers - dense_layers) * moe + norms + 2 * vocab * h
+    a = arch("deepseek-v3")
+    assert a.attention.kind == "mla" and a.moe_layers == tuple(range(3, 61)) and a.mtp_layers == 1
+    assert a.total_params == total
+    assert a.active_params == total - (layers - dense_layers) * (256 - 8) * 3 * h * 2048
+    assert a.kv_bytes_per_token("bfloat16") == layers * (kv_lora + rope) * 2  # the latent and the rope key only
+    # its checkpoint: FP8 matmuls with one fp32 scale per 128x128 block, the rest bf16
+    parts = a.params_by_part()
+    matmuls = parts["attention"] + parts["mlp"] + parts["experts"] + parts["shared_experts"]
+    assert a.default_dtype == "fp8"
+    assert a.weight_bytes() == pytest.approx(matmuls * (1 + 4 / 128**2) + (total - matmuls) * 2)
+
+
+def test_windowed_gpt_oss_20b_by_hand():
+    h, layers, heads, kv_heads, head, vocab, experts, inter = 2880, 24, 64, 8, 64, 201088, 32, 2880
+    q, kv = heads * head, kv_heads * head
+    attention = h * q + q + 2 * (h * kv + kv) + q * h + h + heads  # biased q, k, v, o and one sink per head
+    expert = h * 2 * inter + 2 * inter + inter * h + h  # gate_up and down, with biases
+    per_layer = attention + experts * expert + h * experts + experts + 2 * h  # router with bias, norms
+    total = layers * per_layer + h + 2 * vocab * h
+    a = arch("gpt-oss-20b")
+    assert a.total_params == total
+    assert [layer.window for layer in a.layers[:4]] == [128, None, 128, None]
+    per_token_layer = 2 * kv_heads * head * 2  # bf16 keys and values
+    assert a.kv_bytes_per_token() == 12 * per_token_layer  # the full-attention half
+    assert a.kv_bytes_per_sequence(8192) == 12 * 8192 * per_token_layer + 12 * 128 * per_token_layer
+    assert a.kv_bytes_per_sequence(100) == 24 * 100 * per_token_layer  # shorter than the window: every layer grows
+    # MXFP4 experts (4 bits + one byte per 32), everything else 16-bit, as the checkpoint ships
+    assert a.default_dtype == "mxfp4"
+    routed = layers * experts * expert
+    assert a.weight_bytes() == pytest.approx(routed * (0.5 + 1 / 32) + (total - routed) * 2)
+
+
+# --- published counts -------------------------------------------------------------------------------------------
+
+# (model, total, active, precision of the published active figure, source). Totals must be within 1%; active counts
+# within 1% or a unit of their precision, where that is looser (publishers round or cut: 3.35B is Qwen's "3.3B"),
+# counted with the input embedding or
+# without it (publishers differ: OpenAI's 5.13B and NVIDIA's 3.2B leave it out, DeepSeek does not say).
+PUBLISHED = [
+    ("gpt-oss-120b", 116.83e9, 5.13e9, 0.01e9, "OpenAI, gpt-oss-120b & gpt-oss-20b model card, table 1"),
+    ("gpt-oss-20b", 20.91e9, 3.61e9, 0.01e9, "OpenAI, gpt-oss model card, table 1"),
+    ("deepseek-v3", 671e9, 37e9, 1e9, "DeepSeek-V3 technical report (arXiv 2412.19437): 671B, 37B activated"),
+    ("deepseek-r1", 671e9, 37e9, 1e9, "DeepSeek-R1 model card: 671B total, 37B activated"),
+    ("deepseek-v3.2", 671e9, 37e9, 1e9, "DeepSeek-V3.2 model card (V3 architecture with DSA)"),
+    ("kimi-k2", 1.03e12, 32e9, 0.01e12, "Kimi-K2 model card: 32B activated, 1T total; Hub metadata 1.03T"),
+    ("qwen3-0.6b", 0.6e9, None, 0.1e9, "Qwen3-0.6B model card: 0.6B"),
+    ("qwen3-8b", 8.2e9, None, 0.1e9, "Qwen3-8B model card: 8.2B"),
+    ("qwen3-14b", 14.8e9, None, 0.1e9, "Qwen3-14B model card: 14.8B"),
+    ("qwen3-32b", 32.8e9, None, 0.1e9, "Qwen3-32B model card: 32.8B"),
+    ("qwen3-30b-a3b", 30.5e9, 3.3e9, 0.1e9, "Qwen3-30B-A3B model card: 30.5B total, 3.3B activated"),
+    ("qwen3-235b-a22b", 235e9, 22e9, 1e9, "Qwen3-235B-A22B model card: 235B total, 22B activated"),
+    ("qwen3-coder-480b-a35b", 480e9, 35e9, 1e9, "Qwen3-Coder-480B-A35B-Instruct model card"),
+    ("qwen2.5-7b", 7.61e9, None, 0.01e9, "Qwen2.5-7B-Instruct model card: 7.61B"),
+    ("qwen2.5-72b", 72_706_203_648, None, 1, "safetensors total in a public report of the checkpoint"),
+    ("llama-3.1-8b", 8_030_261_248, None, 1, "Hugging Face safetensors metadata, meta-llama/Llama-3.1-8B"),
+    ("llama-3.1-70b", 70.6e9, None, 0.1e9, "Hugging Face safetensors metadata: 70.6B"),
+    ("llama-3.1-405b", 406e9, None, 1e9, "Hugging Face safetensors metadata: 406B"),
+    ("llama-3.2-1b", 1.24e9, None, 0.01e9, "Hugging Face safetensors metadata: 1.24B"),
+    ("llama-3.2-3b", 3_212_749_824, None, 1, "safetensors total in a public report of Llama-3.2-3B-Instruct"),
+    ("llama-4-scout", 109e9, 17e9, 1e9, "Llama 4 model card: 17B active, 109B total"),
+    ("llama-4-maverick", 400e9, 17e9, 1e9, "Llama 4 model card: 17B active, 400B total"),
+    ("mistral-7b-v0.1", 7.3e9, None, 0.1e9, "Mistral AI, Mistral 7B announcement: 7.3B"),
+    ("mixtral-8x7b", 46.7e9, 12.9e9, 0.1e9, "Mistral AI, Mixtral of experts: 46.7B total, 12.9B per token"),
+    ("mixtral-8x22b", 141e9, 39e9, 1e9, "Mistral AI, Mixtral 8x22B announcement: 141B, 39B active"),
+    ("phi-4", 14.7e9, None, 0.1e9, "Hugging Face safetensors metadata, microsoft/phi-4: 14.7B"),
+    ("nemotron-h-56b", 56e9, None, 1e9, "NVIDIA Nemotron-H-56B-Base-8K model card: 56B"),
+    ("nemotron-3-nano-30b-a3b", 31.6e9, 3.2e9, 0.1e9,
+     "NVIDIA Nemotron 3 Nano model card: 31.6B total, 3.2B active (3.6B with embeddings)"),
+]  # fmt: skip
+
+
+def _close(ours: float, published: float, precision: float) -> bool:
+    return abs(ours - published) <= max(0.01 * published, precision)
+
+
+@pytest.mark.parametrize("name, total, active, precision, source", PUBLISHED)
+def test_totals_match_published_counts(name, total, active, precision, source):
+    a = arch(name)
+    assert abs(a.total_params - total) <= 0.01 * total, f"{name}: {a.total_params:,} vs {total:,.0f} ({source})"
+    if active is not None:
+        without_embedding = a.active_params - a.vocab_size * a.hidden_size
+        assert _close(a.active_params, active, precision) or _close(without_embedding, active, precision), source
+
+
+def test_every_bundled_model_has_a_published_count():
+    assert {row[0] for row in PUBLISHED} == set(bundled_models())
+
+
+# --- the same config read by transformers -----------------------------------------------------------------------
+
+# Kimi-K2's config names its own model_type (remote code); its class is DeepseekV3ForCausalLM.
+_TRANSFORMERS_TYPE = {"kimi_k2": "deepseek_v3"}
+
+
+@pytest.mark.parametrize("name", sorted(bundled_models()))
+def test_parameter_count_equals_what_transformers_builds(name):
+    """transformers builds the model on the meta device (no memory): its tensors must be exactly what we count.
+    The router's correction bias is a buffer there and a tensor in the checkpoint; a vision tower is not built."""
+    torch = pytest.importorskip("torch")
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    config = copy.deepcopy(bundled_config(name))
+    config["model_type"] = _TRANSFORMERS_TYPE.get(config["model_type"], config["model_type"])
+    with torch.device("meta"):
+        model = AutoModelForCausalLM.from_config(AutoConfig.for_model(**config))
+    built = sum(p.numel() for p in model.parameters())
+    built += sum(b.numel() for key, b in model.named_buffers() if "e_score_correction_bias" in key)
+    a = arch(name)
+    assert built == a.total_params - a.vision_params
+
+
+# --- rules read from the config ---------------------------------------------------------------------------------
+
+
+def test_moe_layers_follow_each_models_rule():
+    assert arch("llama-4-maverick").moe_layers == tuple(range(1, 48, 2))  # interleave_moe_layer_step 2
+    assert arch("kimi-k2").moe_layers == tuple(range(1, 61))  # first_k_dense_replace 1
+    qwen = copy.deepcopy(bundled_config("qwen3-30b-a3b"))
+    qwen.update(decoder_sparse_step=2, mlp_only_layers=[3])
+    assert from_config(qwen).moe_layers == tuple(i for i in range(1, 48, 2) if i != 3)
+    glm_style = {**bundled_config("qwen3-30b-a3b"), "moe_layer_freq": [0, 1] * 24}
+    assert from_config(glm_style).moe_layers == tuple(range(1, 48, 2))
+
+
+def test_llama_4_chunks_three_layers_in_four():
+    layers = arch("llama-4-scout").layers
+    assert [layer.window_kind for layer in layers[:4]] == ["chunked", "chunked", "chunked", "full"]
+    assert {layer.window for layer in layers if layer.window_kind == "chunked"} == {8192}
+
+
+def test_gemma_3_is_five_local_layers_to_one_global():
+    # google/gemma-3-12b-it's text_config names only what differs from Gemma3TextConfig's defaults
+    config = {"model_type": "gemma3", "torch_dtype": "bfloat16",
+              "text_config": {"hidden_size": 3840, "intermediate_size": 15360, "model_type": "gemma3_text",
+                              "num_attention_heads": 16, "num_hidden_layers": 48, "num_key_value_heads": 8,
+                              "sliding_window": 1024}}  # fmt: skip
+    a = from_config(config)
+    assert [layer.window for layer in a.layers[:6]] == [1024] * 5 + [None]
+    assert a.tie_word_embeddings and a.vocab_size == 262208 and a.attention.head_dim == 256
+    assert a.kv_bytes_per_token("bfloat16") == 8 * 2 * 8 * 256 * 2  # 8 global layers
+
+
+def test_a_window_as_long_as_the_context_is_no_window():
+    assert all(layer.window is None for layer in arch("phi-4").layers)  # sliding_window 16384 = its context
+
+
+def test_hybrid_mamba_state_is_per_sequence():
+    a = arch("nemotron-h-56b")
+    assert a.kind == "hybrid" and len(a.attention_layers) == 10
+    state = a.kv_bytes_per_sequence(1) - a.kv_bytes_per_token("bfloat16")
+    assert state == a.kv_bytes_per_sequence(5000) - 5000 * a.kv_bytes_per_token("bfloat16") > 0
+
+
+def test_regular_ids_avoid_special_tokens_at_either_end():
+    assert regular_token_ids(bundled_config("llama-3.1-8b")) == (0, 128000)
+    assert regular_token_ids(bundled_config("mistral-7b-v0.1")) == (3, 32000)
+
+
+@pytest.mark.parametrize("dtype, per_value", [("bfloat16", 2), ("fp8", 1), ("int8", 1), ("int4", 0.5 + 2.5 / 128),
+                                              ("mxfp4", 0.5 + 1 / 32), ("nvfp4", 0.5 + 1 / 16)])
+def test_quantized_weights_keep_embeddings_and_head_in_16_bits(dtype, per_value):
+    a = arch("qwen3-8b")
+    parts = a.params_by_part()
+    matmuls = parts["attention"] + parts["mlp"]
+    expected = matmuls * per_value + (a.total_params - matmuls) * (2 if DTYPES[dtype].quantized else per_value)
+    assert a.weight_bytes(dtype) == pytest.approx(expected)
+
+
+# --- bad configs ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"num_hidden_layers": None}, "config.num_hidden_layers"),
+    ({"hidden_size": "big"}, "config.hidden_size"),
+    ({"num_key_value_heads": 3}, "config.num_key_value_heads"),
+    ({"layer_types": ["full_attention"]}, "config.layer_types"),
+    ({"num_experts": 4, "num_experts_per_tok": 8, "moe_intermediate_size": 64}, "config.num_experts_per_tok"),
+])  # fmt: skip
+def test_a_config_missing_what_its_kind_needs_names_the_field(change, field):
+    config = {**bundled_config("qwen3-8b"), **change}
+    with pytest.raises(InputError) as raised:
+        from_config(config)
+    assert raised.value.field == field
+
+
+def test_mla_needs_its_head_sizes():
+    config = {k: v for k, v in bundled_config("deepseek-v3").items() if k != "qk_rope_head_dim"}
+    with pytest.raises(InputError, match="config.qk_rope_head_dim"):
+        from_config(config)

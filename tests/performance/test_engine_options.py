@@ -1,0 +1,113 @@
+"""The engine model's options a person sets on ``throughput``: ranges on every point, an offline batch, the engine,
+and a prompt share found in the prefix cache."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from infercost.errors import InputError
+from infercost.performance.calibrate import Prediction
+from infercost.performance.predict import UNMEASURED_ERROR, Load, point_range, predict_roofline
+from infercost.performance.validation import held_out_coverage
+
+LLAMA_8B = ("meta-llama/Llama-3.1-8B-Instruct", "H100 SXM", 1, "fp8")
+
+
+def _throughput(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "infercost", "throughput", *args], capture_output=True, text=True,
+                          timeout=120)  # fmt: skip
+
+
+def test_every_point_carries_a_range_around_its_prediction() -> None:
+    result = _throughput("roofline:meta-llama/Llama-3.1-8B-Instruct@1xH100 SXM:fp8", "--input-tokens", "1000",
+                         "--output-tokens", "300", "--concurrency", "1,8", "--json")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    payload = json.loads(result.stdout)
+    assert payload["engine"] == "tensorrt-llm"
+    assert payload["parallel"] == {"tensor_parallel": 1, "expert_parallel": 1, "data_parallel": 1}
+    for point in payload["points"]:
+        for figure in ("output_throughput", "mean_ttft_ms", "mean_tpot_ms"):
+            low, high = point["range"][figure]
+            assert 0 < low < high
+            assert low <= point[figure] * 1.3 and high >= point[figure] / 1.3
+
+
+def test_a_range_is_the_measured_value_under_the_transfers_p10_and_p90_error() -> None:
+    point = Prediction("concurrency", 1, 100, 100, 2.0, 200.0, 50.0, 60.0, 10.0, 11.0, 1000.0, 1100.0)
+    error = {"request_throughput": {"p10": -0.2, "p90": 0.25}, "mean_ttft_ms": {"p10": -0.5, "p90": 0.0}}
+    ranges = point_range(point, error)
+    assert ranges["output_throughput"] == pytest.approx([160.0, 250.0])  # 200 / 1.25, 200 / 0.8
+    assert ranges["mean_ttft_ms"] == pytest.approx([50.0, 100.0])
+    unmeasured = 1 + UNMEASURED_ERROR["p90"], 1 + UNMEASURED_ERROR["p10"]
+    assert ranges["mean_tpot_ms"] == pytest.approx([10.0 / unmeasured[0], 10.0 / unmeasured[1]])  # wide, not absent
+
+
+def test_coverage_is_taken_on_setups_the_range_was_not_measured_on() -> None:
+    rng = np.random.default_rng(0)
+    steady = rng.normal(0, 0.1, 300)
+    groups = [("a",)] * 100 + [("b",)] * 100 + [("c",)] * 100
+    assert held_out_coverage(steady, groups) == pytest.approx(0.8, abs=0.06)
+    shifted = np.concatenate([steady[:200], steady[200:] + 1.0])  # one setup the others say nothing about
+    assert held_out_coverage(shifted, groups) < 0.6
+
+
+def test_an_offline_batch_is_predicted_with_its_makespan() -> None:
+    result = _throughput("roofline:meta-llama/Llama-3.1-8B-Instruct@1xH100 SXM:fp8", "--input-tokens", "1000",
+                         "--output-tokens", "200", "--concurrency", "1", "--offline", "400", "--json")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    offline = [p for p in json.loads(result.stdout)["points"] if "requests" in p]
+    assert len(offline) == 1 and offline[0]["requests"] == 400
+    assert offline[0]["makespan_s"] == pytest.approx(400 / offline[0]["request_throughput"])
+    single = next(p for p in json.loads(result.stdout)["points"] if p.get("concurrency") == 1)
+    assert offline[0]["output_throughput"] > 5 * single["output_throughput"]
+
+
+def test_a_cached_prompt_share_shortens_ttft_on_an_engine_that_caches_prefixes() -> None:
+    cold = predict_roofline(*LLAMA_8B, 4000, 200, Load([1, 16]), engine="vllm")
+    warm = predict_roofline(*LLAMA_8B, 4000, 200, Load([1, 16], cached_prompt_fraction=0.75), engine="vllm")
+    alone_before, alone_after = cold.points[0], warm.points[0]
+    assert alone_after.mean_ttft_ms < 0.6 * alone_before.mean_ttft_ms  # a quarter of the prompt to prefill
+    for before, after in zip(cold.points, warm.points, strict=True):
+        assert after.mean_ttft_ms < before.mean_ttft_ms
+        assert after.request_throughput > before.request_throughput
+    assert warm.cached_prompt_fraction == 0.75
+    assert any("prefix cache" in note for note in warm.notes)
+
+
+def test_an_engine_without_a_prefix_cache_prefills_the_whole_prompt_and_says_so() -> None:
+    cold = predict_roofline(*LLAMA_8B, 4000, 200, Load([4]), engine="trtllm")
+    warm = predict_roofline(*LLAMA_8B, 4000, 200, Load([4], cached_prompt_fraction=0.75), engine="trtllm")
+    assert warm.points[0].mean_ttft_ms == pytest.approx(cold.points[0].mean_ttft_ms)
+    assert any("prefix cache is off" in note for note in warm.notes)
+
+
+def test_another_engine_than_the_measured_one_is_an_engine_transfer_with_a_wide_range() -> None:
+    moved = predict_roofline(*LLAMA_8B, 1000, 300, Load([8]), engine="sglang")
+    assert moved.engine == "sglang" and moved.transfer == "engine"
+    low, high = moved.as_dict()["points"][0]["range"]["output_throughput"]
+    assert high / low >= 3.9  # unmeasured: a factor of two either way
+
+
+@pytest.mark.parametrize(("args", "field"), [
+    (["--engine", "tgi"], "engine"),
+    (["--offline", "0"], "offline"),
+    (["--cached-prompt-fraction", "1.5"], "cached_prompt_fraction"),
+])  # fmt: skip
+def test_bad_options_get_one_line_naming_the_field(args: list[str], field: str) -> None:
+    result = _throughput("roofline:meta-llama/Llama-3.1-8B-Instruct@1xH100 SXM:fp8", "--input-tokens", "100",
+                         "--output-tokens", "10", *args, "--json")  # fmt: skip
+    assert result.returncode == 2
+    assert field in result.stderr and "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_engine_is_refused_for_a_source_measured_on_its_own_engine() -> None:
+    from infercost.performance.predict import predict_source
+
+    with pytest.raises(InputError, match="engine"):
+        predict_source("published:nim-trtllm-llama-3-8b-instruct-1xh100-fp8-2000in-2000out", 100, 10,
+                       engine="vllm")  # fmt: skip

@@ -1,0 +1,165 @@
+"""Finding a model's config (bundled, local, Hub) and the ``models`` command; the roofline for any dense model."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from types import SimpleNamespace
+
+import pytest
+
+from infercost.errors import InputError
+from infercost.performance.models import find_bundled, model_report, native_dtypes, resolve
+
+
+def cli(*args, env=None):
+    return subprocess.run([sys.executable, "-m", "infercost", *args], capture_output=True, text=True, timeout=300,
+                          env=env)  # fmt: skip
+
+
+@pytest.mark.parametrize("typed, name", [
+    ("gpt-oss-120b", "gpt-oss-120b"), ("openai/gpt-oss-120b", "gpt-oss-120b"), ("DeepSeek-R1-0528", "deepseek-r1"),
+    ("meta-llama/Llama-3.3-70B-Instruct", "llama-3.1-70b"), ("random:llama-3.1-8b", "llama-3.1-8b"),
+    ("deepseek-ai/DeepSeek-V3.1", "deepseek-v3"), ("DeepSeek-V3.2-Exp", "deepseek-v3.2"),
+    ("Qwen/Qwen3-235B-A22B-Instruct-2507", "qwen3-235b-a22b"), ("meta-llama/Meta-Llama-3-8B-Instruct", "llama-3.1-8b"),
+    ("Qwen3 32B", "qwen3-32b"), ("moonshotai/Kimi-K2-Instruct-0905", "kimi-k2"),
+    ("mistralai/Mixtral-8x7B-Instruct-v0.1", "mixtral-8x7b"), ("Qwen/Qwen2.5-7B-Instruct-AWQ", "qwen2.5-7b"),
+    ("nvidia/Llama-3.1-70B-Instruct-FP8", "llama-3.1-70b"),
+])  # fmt: skip
+def test_names_resolve_as_people_type_them(typed, name):
+    assert find_bundled(typed).name == name
+
+
+@pytest.mark.parametrize("typed", ["qwen3", "gpt-4o", "llama", "microsoft/Phi-4-mini-instruct", "Qwen3-32B-Coder"])
+def test_a_name_that_is_no_bundled_model_matches_nothing(typed):
+    assert find_bundled(typed) is None
+
+
+def test_a_local_config_or_model_directory_resolves(tmp_path):
+    from infercost.performance.models import bundled_config
+
+    (tmp_path / "config.json").write_text(json.dumps(bundled_config("qwen3-8b")))
+    for path in (tmp_path, tmp_path / "config.json"):
+        resolved = resolve(None, path)
+        assert resolved.source == "local" and resolved.architecture.total_params == 8_190_735_360
+
+
+def test_offline_an_unknown_hub_id_says_how_to_give_a_config(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(InputError) as raised:
+        resolve("someorg/some-new-model")
+    assert raised.value.field == "model" and "--config PATH" in str(raised.value)
+
+
+def test_fp4_is_native_on_blackwell_only():
+    hopper = SimpleNamespace(fp8_dense_tflops=1979, fp4_dense_tflops=None)
+    blackwell = SimpleNamespace(fp8_dense_tflops=4500, fp4_dense_tflops=9000)
+    assert "mxfp4" not in native_dtypes(hopper) and {"mxfp4", "nvfp4", "fp8"} <= set(native_dtypes(blackwell))
+    listed = SimpleNamespace(native_dtypes=["bf16", "FP8", "fp4", "tf32"], fp8_dense_tflops=None)
+    assert native_dtypes(listed) == ("bfloat16", "fp8", "mxfp4", "nvfp4")
+
+
+def test_the_report_fits_gpt_oss_120b_on_one_h100_as_emulated_fp4():
+    from infercost.pricing import bundled_gpu_specs
+
+    report = model_report(resolve("gpt-oss-120b"), context=32768, gpu_specs=bundled_gpu_specs())
+    h100 = next(row for row in report["fits"] if row["gpu"] == "H100 SXM" and row["gpus"] == 1)
+    # (80 GB - 1 GB runtime) - 65.2 GB weights, 90% of it for 1.213 GB sequences
+    expected = int((79e9 - report["weight_bytes"]) * 0.9 // report["kv_bytes_per_sequence"])
+    assert h100["weights_fit"] and h100["max_sequences"] == expected == 10 and not h100["native"]
+    b200 = next(row for row in report["fits"] if row["gpu"] == "B200" and row["gpus"] == 1)
+    assert b200["native"]
+
+
+def test_models_list_json_lists_every_bundled_model():
+    result = cli("models", "list", "--json")
+    assert result.returncode == 0, result.stderr
+    rows = {row["model"]: row for row in json.loads(result.stdout)}
+    assert rows["gpt-oss-120b"]["kind"] == "moe" and rows["gpt-oss-120b"]["default_dtype"] == "mxfp4"
+    assert rows["qwen3-32b"]["total_params"] == rows["qwen3-32b"]["active_params"]
+    assert {"family", "kind", "total_params", "active_params", "default_dtype"} <= set(rows["kimi-k2"])
+
+
+def test_models_show_json_has_every_field():
+    result = cli("models", "show", "DeepSeek-R1-0528", "--dtype", "fp8", "--kv-dtype", "fp8", "--context", "4096",
+                 "--json")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    payload = json.loads(result.stdout)
+    assert payload["model"] == "deepseek-r1" and payload["source"] == "bundled"
+    assert payload["architecture"]["kv_lora_rank"] == 512 and payload["kv_dtype"] == "fp8"
+    assert payload["kv_bytes_per_token"] == 61 * (512 + 64) and payload["kv_bytes_per_sequence"] == 4096 * 61 * 576
+    assert payload["context"] == 4096 and payload["flops_per_token"] > 2 * 36e9
+    assert {(row["gpu"], row["gpus"]) for row in payload["fits"]} >= {("H200", 8), ("B200", 1)}
+    eight_h200 = next(row for row in payload["fits"] if row["gpu"] == "H200" and row["gpus"] == 8)
+    assert eight_h200["weights_fit"] and eight_h200["max_sequences"] > 0
+
+
+def test_models_show_takes_a_config_file(tmp_path):
+    from infercost.performance.models import bundled_config
+
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(bundled_config("phi-4")))
+    result = cli("models", "show", "--config", str(path), "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["source"] == "local"
+
+
+@pytest.mark.parametrize("args, field", [
+    (["no-such-model"], "model"),
+    (["--config", "NOTJSON"], "config"),
+    (["--config", "MISSING"], "config.num_hidden_layers"),
+    (["qwen3-32b", "--dtype", "fp6"], "dtype"),
+    (["qwen3-32b", "--kv-dtype", "int3"], "dtype"),
+    (["qwen3-32b", "--context", "1000000"], "context"),
+    (["qwen3-32b", "--context", "0"], "context"),
+])  # fmt: skip
+def test_bad_input_is_one_line_naming_the_field_and_exit_2(args, field, tmp_path):
+    (tmp_path / "bad.json").write_text("{not json")
+    (tmp_path / "missing.json").write_text('{"model_type": "llama", "hidden_size": 64}')
+    args = [{"NOTJSON": str(tmp_path / "bad.json"), "MISSING": str(tmp_path / "missing.json")}.get(a, a) for a in args]
+    result = cli("models", "show", *args)
+    assert result.returncode == 2 and result.stderr.startswith(f"error: {field}:") and result.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("dtype", ["bf16", "mxfp4", "nvfp4"])
+def test_throughput_roofline_works_for_a_bundled_dense_model(dtype):
+    result = cli("throughput", f"roofline:Qwen/Qwen3-32B@1xB200:{dtype}", "--input-tokens", "1000",
+                 "--output-tokens", "300", "--concurrency", "1,4", "--json")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    payload = json.loads(result.stdout)
+    assert [p["concurrency"] for p in payload["points"]] == [1, 4]
+    assert all(p["output_throughput"] > 0 for p in payload["points"])
+
+
+def test_throughput_answers_for_every_bundled_architecture_where_it_fits():
+    """Issue 22: MoE, MLA, windowed and hybrid models are predicted too, on the fewest B200s that hold them."""
+    from infercost.errors import InputError
+    from infercost.performance.models import bundled_models
+    from infercost.performance.predict import Load, predict_roofline
+
+    for name, model in bundled_models().items():
+        dtype = model.architecture().default_dtype
+        for gpus in (1, 2, 4, 8):
+            try:
+                predicted = predict_roofline(name, "B200", gpus, dtype, 1000, 200, Load([1, 8]))
+            except InputError as error:
+                assert error.field in ("gpus", "tensor_parallel"), (name, gpus, error)
+                continue
+            assert [p.level for p in predicted.points] == [1, 8], name
+            assert all(p.output_throughput > 0 and p.mean_tpot_ms > 0 for p in predicted.points), name
+            break
+        else:
+            pytest.fail(f"{name} fits on no B200 count up to 8")
+
+
+@pytest.mark.parametrize("dtype", ["int4", "int8", "mxfp4", "nvfp4"])
+def test_integer_and_4_bit_weights_keep_a_16_bit_kv_cache(dtype):
+    """Attention reads 16-bit keys beside 4-bit or integer weights; the KV cache was costed at the weights' width
+    (an int4 model's cache at half a byte a value, four times too many tokens)."""
+    from infercost.performance.engine import ENGINE_PRESETS
+    from infercost.performance.profiles import engine_hardware, setup_for
+
+    setup = setup_for("qwen3-8b", engine_hardware("B200", 1, dtype), dtype, ENGINE_PRESETS["vllm"])
+    sixteen = setup_for("qwen3-8b", engine_hardware("B200", 1, "bfloat16"), "bfloat16", ENGINE_PRESETS["vllm"])
+    assert setup.cost.kv_bytes_per_token == sixteen.cost.kv_bytes_per_token

@@ -1,0 +1,74 @@
+"""The Models page: pick or type a model, a dtype, a KV dtype and a context; see what it needs and where it fits."""
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from streamlit.testing.v1 import AppTest
+
+from infercost.performance.models import bundled_config
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def models_page() -> AppTest:
+    return AppTest.from_file(str(ROOT / "infercost/ui/pages/models.py"), default_timeout=120).run()
+
+
+def metric(at: AppTest, label: str) -> str:
+    return next(m.value for m in at.metric if m.label.startswith(label))
+
+
+def fits_table(at: AppTest):
+    return next(frame.value for frame in at.dataframe if "1 GPU" in frame.value.columns)
+
+
+def test_gpt_oss_120b_fits_one_h100_with_ten_32k_sequences():
+    at = models_page()
+    assert not at.exception
+    assert metric(at, "Parameters") == "116.83B" and metric(at, "Weights (mxfp4)") == "65.2 GB"
+    at.number_input(key="models_context").set_value(32768).run()
+    table = fits_table(at)
+    h100 = table[table.gpu == "H100 SXM"].iloc[0]
+    assert h100["1 GPU"] == 10 and h100["8 GPUs"] > 8 * 10 and h100.native == "emulated"
+    l4 = table[table.gpu == "L4"].iloc[0]
+    assert pd.isna(l4["1 GPU"]) and l4["4 GPUs"] > 0  # 65 GB of weights need four 24 GB L4s
+
+
+def test_a_dtype_and_kv_dtype_change_the_bytes():
+    at = models_page()
+    at.selectbox(key="models_model").set_value("qwen3-32b").run()
+    at.selectbox(key="models_dtype").set_value("fp8").run()
+    at.selectbox(key="models_kv_dtype").set_value("fp8").run()
+    assert not at.exception
+    assert metric(at, "Weights (fp8)") == "34.3 GB"  # 31.2B matmul weights at 1 byte, embedding and head at 2
+    assert metric(at, "KV per token") == "128.0 KiB"  # fp8: 64 layers x 8 KV heads x 128 x 2 x 1 byte
+
+
+def test_a_config_path_is_read_and_a_bad_one_is_shown_on_the_form(tmp_path):
+    good = tmp_path / "config.json"
+    good.write_text(json.dumps(bundled_config("phi-4")))
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    at = models_page()
+    at.selectbox(key="models_model").set_value("Another model (Hugging Face id or config.json path)").run()
+    at.text_input(key="models_other").set_value(str(bad)).run()
+    assert not at.exception and "config" in at.error[0].value and "not JSON" in at.error[0].value
+    at.text_input(key="models_other").set_value(str(good)).run()
+    assert not at.exception and not at.error and metric(at, "Parameters") == "14.66B"
+
+
+def test_a_context_over_the_maximum_is_shown_on_the_form():
+    at = models_page()
+    at.selectbox(key="models_model").set_value("qwen3-8b").run()
+    at.number_input(key="models_context").set_value(100_000).run()
+    assert not at.exception and "context" in at.error[0].value and "40960" in at.error[0].value
+
+
+def test_the_self_host_form_offers_the_bundled_dense_models():
+    at = AppTest.from_file(str(ROOT / "infercost/ui/pages/compare.py"), default_timeout=120).run()
+    assert not at.exception
+    options = at.selectbox(key="cmp_model").options
+    assert {"qwen3-32b", "phi-4", "llama-3.1-8b"} <= set(options)
+    assert "mxfp4" in at.selectbox(key="cmp_dtype").options
