@@ -4,6 +4,7 @@ and TensorRT-LLM sweeps of MoE and dense models on H100 to B300 and MI300X), per
     python -m bench.held_out_accuracy            # shape and one_shape transfers, per kind and engine
     python -m bench.held_out_accuracy --transfer gpu --json
     python -m bench.held_out_accuracy --write      # every transfer, stored for predictions calibrated on these tables
+    python -m bench.held_out_accuracy --write-docs # the table in docs/engine-model.md, from the stored errors
 
 Each (kind, engine) slice is validated on its own (``validation.validate``): a table predicted from the other
 tables of its setup (``shape``), from one of them (``one_shape``), or from the same model on other GPUs (``gpu``).
@@ -20,10 +21,12 @@ import sys
 import time
 from collections import defaultdict
 
+from bench.prediction_accuracy import ENGINE_MODEL_DOC, replace_between
 from infercost.performance.expected_error import HELD_OUT_ERROR_PATH
 from infercost.performance.profiles import held_out_profiles, unpredictable_reason, validation_tables
 from infercost.performance.validation import TRANSFERS, validate
 
+HELD_OUT_MARKER = "held-out-accuracy"
 REPORTED = {"request_throughput": "output throughput", "mean_ttft_ms": "mean TTFT", "mean_tpot_ms": "mean TPOT"}
 
 
@@ -31,9 +34,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--transfer", action="append", choices=TRANSFERS, help="transfers (default: shape, one_shape)")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.add_argument("--write-docs", action="store_true", help="write the stored errors' table into "
+                        "docs/engine-model.md (with --write: this run's)")
     parser.add_argument("--write", action="store_true", help=f"run every transfer and store the errors in "
                         f"{HELD_OUT_ERROR_PATH.name}")  # fmt: skip
     args = parser.parse_args(argv)
+    if args.write_docs and not args.write:
+        write_docs(json.loads(HELD_OUT_ERROR_PATH.read_text(encoding="utf-8")))
+        return 0
     started = time.perf_counter()
     profiles = [p for p in held_out_profiles() if p.closed_loop]
     refused: dict[str, int] = defaultdict(int)
@@ -54,23 +62,34 @@ def main(argv: list[str] | None = None) -> int:
         summary["slices"][f"{kind}/{engine}"] = errors.summary()
     if args.write:
         HELD_OUT_ERROR_PATH.write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+    if args.write_docs:
+        write_docs(summary)
     if args.json:
         print(json.dumps(summary, indent=2))
         return 0
-    print(f"{summary['predicted']} of {summary['tables']} held-out closed-loop tables predicted "
-          f"({time.perf_counter() - started:.0f} s); refused:")
-    for reason, count in sorted(refused.items(), key=lambda kv: -kv[1]):
-        print(f"  {count} {reason}")
-    print("| kind / engine | transfer | metric | n | median | p90 | range coverage |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+    print(held_out_table(summary))
+    return 0
+
+
+def held_out_table(summary: dict) -> str:
+    """The summary as the Markdown docs/engine-model.md shows: what was refused, then the errors per slice."""
+    lines = [f"{summary['predicted']} of {summary['tables']} held-out closed-loop tables predicted; refused:", ""]
+    lines += [f"- {count} {reason}" for reason, count in sorted(summary["refused"].items(), key=lambda kv: -kv[1])]
+    lines += ["", "| kind / engine | transfer | metric | n | median | p90 | range coverage |",
+              "| --- | --- | --- | --- | --- | --- | --- |"]
     for name, transfers in summary["slices"].items():
         for transfer, metrics in transfers.items():
             for metric, label in REPORTED.items():
                 row = metrics.get(metric)
                 if row:
-                    print(f"| {name} | {transfer} | {label} | {row['n']} | {row['median_abs']:.1%} | "
-                          f"{row['p90_abs']:.1%} | {row['coverage']:.0%} |")
-    return 0
+                    lines.append(f"| {name} | {transfer} | {label} | {row['n']} | {row['median_abs']:.1%} | "
+                                 f"{row['p90_abs']:.1%} | {row['coverage']:.0%} |")
+    return "\n".join(lines)
+
+
+def write_docs(summary: dict) -> None:
+    text = ENGINE_MODEL_DOC.read_text(encoding="utf-8")
+    ENGINE_MODEL_DOC.write_text(replace_between(text, HELD_OUT_MARKER, held_out_table(summary)), encoding="utf-8")
 
 
 if __name__ == "__main__":

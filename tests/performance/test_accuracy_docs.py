@@ -35,3 +35,13 @@ def test_write_docs_rewrites_only_what_lies_between_the_markers(tmp_path, monkey
     assert page.read_text() == replace_between(page.read_text(), TABLE_MARKER, accuracy_table(stored()))
     assert page.read_text().startswith("before\n") and page.read_text().endswith("\nafter\n")
     assert "old figures" not in page.read_text() and "| shape | request_throughput |" in page.read_text()
+
+
+def test_the_engine_model_page_shows_the_stored_held_out_errors():
+    from bench.held_out_accuracy import HELD_OUT_MARKER, held_out_table
+    from infercost.performance.expected_error import HELD_OUT_ERROR_PATH
+
+    table = held_out_table(json.loads(HELD_OUT_ERROR_PATH.read_text(encoding="utf-8")))
+    text = ENGINE_MODEL_DOC.read_text(encoding="utf-8")
+    assert f"<!-- {HELD_OUT_MARKER}:start -->\n{table}\n<!-- {HELD_OUT_MARKER}:end -->" in text, \
+        "run python -m bench.held_out_accuracy --write-docs"
