@@ -140,7 +140,8 @@ def assemble_body(sink: StreamSink, *, chat: bool, model: str | None, choices: i
 
 
 def _index(choice: dict[str, Any], choices: int, data: bytes) -> int:
-    index = choice.get("index", 0)
+    index = choice.get("index")
+    index = 0 if index is None else index  # a server that sends one choice may leave its index out
     if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < choices:
         raise BadResponse(f"a choice's index is {json.dumps(index)[:20]}, not one of the {choices} asked for; "
                           f"event starts {data[:80]!r}")
