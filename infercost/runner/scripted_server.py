@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import math
 import heapq
 import itertools
 import json
+import math
 import os
 import selectors
 import signal

@@ -112,6 +112,13 @@ def test_a_negative_or_absurd_count_is_refused_at_planning_naming_the_record_and
     assert batch.list_jobs() == []  # nothing was planned
 
 
+@pytest.mark.parametrize("value", [0, -5, 2**70])
+def test_a_max_tokens_option_out_of_bounds_is_refused(tmp_path, value):
+    source = records_file(tmp_path / "in.jsonl", [{}])  # the option caps records that set no max_tokens
+    with pytest.raises(InputError, match=r"^max-tokens: must be a whole number from 1 to 10,000,000$"):
+        batch.create_job(source, config("http://127.0.0.1:9/v1", tmp_path / "out", max_tokens=value))
+
+
 def test_the_cli_refuses_a_negative_max_tokens_in_one_line_with_status_2(tmp_path):
     source = records_file(tmp_path / "in.jsonl", [{"max_tokens": -1_000_000}])
     result = cli("run", str(source), "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--out",
