@@ -97,7 +97,7 @@ def retry_after_s(value: str | None) -> float | None:
     else:
         try:
             when = parsedate_to_datetime(value)
-        except (TypeError, ValueError, IndexError):
+        except (TypeError, ValueError, IndexError, OverflowError):
             return None
         seconds = (when if when.tzinfo else when.replace(tzinfo=UTC)).timestamp() - datetime.now(UTC).timestamp()
     return min(max(0.0, seconds), RETRY_AFTER_MAX_S)
