@@ -136,7 +136,11 @@ def _why_retries(budget: dict, actual: dict, diff: float | None) -> str:
 def _why_cost(budget: dict, actual: dict, diff: float | None) -> str:
     kind = budget["pricing"]["kind"]
     if kind == "api":
-        return "tokens × the same prices: follows the token lines; failed attempts without usage are billed nothing"
+        why = "tokens × the same prices: follows the token lines; failed attempts without usage are billed nothing"
+        if actual.get("usage_over_asked"):
+            why += (f"; {actual['usage_over_asked']} records reported more completion tokens than they asked for, "
+                    "billed as reported")
+        return why
     if kind == "gpu":
         return "GPU time actually spent sending × the hourly price, against records ÷ the measured throughput"
     return "no pricing given (--price or --throughput with --gpu-price)"

@@ -44,18 +44,28 @@ async def drive(works: Iterable[Work], *, send: Send, concurrency: int, max_atte
                 should_stop: Callable[[], str | None]) -> str | None:
     """Send every work item once, then the retryable failures again (up to ``max_attempts`` in all), with at most
     ``concurrency`` in flight. ``admit`` may refuse an item (the cost cap): then nothing more is sent. Returns why it
-    stopped early (``should_stop``'s answer, or ``max_cost``), or None when everything was sent."""
+    stopped early (``should_stop``'s answer, or ``max_cost``), or None when everything was sent.
+
+    A server's ``Retry-After`` (an outcome's ``retry_after_s``) holds every send, not just that record's retry: a
+    rate limit is the server's, and a record sent into it would only spend an attempt on another 429."""
     slots = asyncio.Semaphore(concurrency)
     in_flight: set[asyncio.Task] = set()
     retries: deque[Work] = deque()
+    loop = asyncio.get_running_loop()
+    hold_until = 0.0  # loop time before which nothing is sent
 
     async def attempt(work: Work) -> None:
+        nonlocal hold_until
         try:
             if work.attempts:
                 await asyncio.sleep(backoff_s(work.attempts))
+            while (held_s := hold_until - loop.time()) > 0:  # a 429 that came while this one waited holds it too
+                await asyncio.sleep(held_s)
             outcome = await send(work)
         finally:
             slots.release()
+        if outcome.get("retry_after_s") is not None:
+            hold_until = max(hold_until, loop.time() + outcome["retry_after_s"])
         work.attempts += 1
         retry = outcome.get("kind") in RETRYABLE and work.attempts < max_attempts
         outcome["attempts"] = work.attempts

@@ -20,10 +20,17 @@ from pathlib import Path
 from typing import Any
 
 from infercost.errors import InputError
+from infercost.runner.records import MAX_REQUEST_TOKENS
 from infercost.tokenizers.corpus import MAX_RECORD_BYTES, READERS, Collector, Source, decode, detect_format, raw_lines
 
 ENDPOINTS = ("/v1/chat/completions", "/v1/completions")
 DEFAULT_TEMPLATE = "{text}"
+# Bounds on what a record may ask for, checked when the job is planned: a budget and a cost cap are made of these
+# numbers, so a negative or absurd one is refused before anything is sent. OpenAI allows n up to 128.
+MAX_OUTPUT_TOKENS = MAX_REQUEST_TOKENS
+MAX_CHOICES = 128
+LIMITS = {"max_tokens": MAX_OUTPUT_TOKENS, "max_completion_tokens": MAX_OUTPUT_TOKENS, "n": MAX_CHOICES,
+          "best_of": MAX_CHOICES}
 
 
 @dataclass(slots=True)
@@ -35,9 +42,24 @@ class BatchRecord:
     line: int
 
     @property
-    def max_out(self) -> int | None:
+    def max_tokens(self) -> int | None:
+        """The output cap of one choice, as the body sets it (None: no cap)."""
         value = self.body.get("max_completion_tokens", self.body.get("max_tokens"))
         return int(value) if isinstance(value, int) and not isinstance(value, bool) else None
+
+    @property
+    def choices(self) -> int:
+        """How many completions the server writes, and bills: ``n``, or a completion's ``best_of`` if larger."""
+        counts = [self.body.get("n")]
+        if not self.url.endswith("/chat/completions"):
+            counts.append(self.body.get("best_of"))
+        return max([1] + [c for c in counts if isinstance(c, int) and not isinstance(c, bool)])
+
+    @property
+    def max_out(self) -> int | None:
+        """The most completion tokens the server may write for this record: every choice's cap (None: no cap)."""
+        cap = self.max_tokens
+        return None if cap is None else cap * self.choices
 
     def prompt_text(self) -> str:
         """The text a tokenizer counts as the request's input: every message's text, or the prompt."""
@@ -120,7 +142,18 @@ def _openai_record(text: str, idx: int, line: int, path: str | Path, model: str 
     if item["url"] not in ENDPOINTS:
         raise InputError("url", f"{where}: {item['url']!r} is not one of {', '.join(ENDPOINTS)}")
     body = _with_defaults(item["body"], model, max_tokens)
+    check_limits(body, f"{where} (custom_id {item['custom_id'][:60]!r})")
     return BatchRecord(idx, item["custom_id"], item["url"], body, line)
+
+
+def check_limits(body: dict[str, Any], where: str) -> None:
+    """Each output cap and choice count a body sets is a whole number within ``LIMITS``, or null (unset)."""
+    for name, most in LIMITS.items():
+        value = body.get(name)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
+            raise InputError(name, f"{where}: {json.dumps(value)[:40]} is not a whole number from 1 to {most:,}")
 
 
 def _with_defaults(body: dict[str, Any], model: str | None, max_tokens: int | None) -> dict[str, Any]:

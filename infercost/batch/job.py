@@ -17,7 +17,7 @@ from typing import Any
 
 from infercost.batch import budget as budgets
 from infercost.batch.executor import Work, drive
-from infercost.batch.inputs import BatchRecord, file_sha256, read_records
+from infercost.batch.inputs import MAX_OUTPUT_TOKENS, BatchRecord, file_sha256, read_records
 from infercost.batch.outputs import write_shard
 from infercost.batch.pricing import resolve_pricing, resolve_tokenizer
 from infercost.batch.progress import Progress
@@ -69,6 +69,8 @@ class JobConfig(Credentials):
             raise InputError("timeout", "must be positive")
         if self.max_cost is not None and self.max_cost <= 0:
             raise InputError("max-cost", "must be a positive amount of USD")
+        if self.max_tokens is not None and not 1 <= self.max_tokens <= MAX_OUTPUT_TOKENS:
+            raise InputError("max-tokens", f"must be a whole number from 1 to {MAX_OUTPUT_TOKENS:,}")
         if self.executor not in EXECUTORS:
             raise InputError("executor", f"{self.executor!r} is not one of {', '.join(EXECUTORS)}")
         if self.backend not in BACKENDS:
@@ -120,7 +122,7 @@ class _Tally:
                 self.shard_sizes[shard] += 1
                 self.records += 1
                 self.input_tokens += n_in
-                self.output_tokens += record.max_out if record.max_out is not None else self.assumed
+                self.output_tokens += record.max_out if record.max_out is not None else self.assumed * record.choices
                 self.uncapped += record.max_out is None
                 yield record.idx, shard, record.custom_id, n_in, record.max_out
 
@@ -205,8 +207,9 @@ class JobRun:
     """One process working on a job: it alone writes the job's rows until it returns."""
 
     def __init__(self, job_id: str, *, db_path: str | Path | None, progress: Callable[[dict], None] | None,
-                 max_cost: float | None, limit: int | None = None) -> None:
+                 max_cost: float | None, limit: int | None = None, reopen_failed: bool = False) -> None:
         self.limit, self.admitted = limit, 0  # a sample run sends at most ``limit`` records
+        self.reopen_failed = reopen_failed  # retry-failed: failed records go back to pending once the job is ours
         self.db = connect(db_path)
         self.job = store_jobs.get_job(self.db, job_id)
         self.job_id = job_id
@@ -316,6 +319,9 @@ class JobRun:
         store_jobs.claim_job(self.db, self.job_id, os.getpid(), is_alive=_pid_alive)
         status = "failed"
         try:
+            if self.reopen_failed:  # only now: a job another process runs was refused above, its records untouched
+                store_jobs.reopen_failed(self.db, self.job_id, store_jobs.last_pass(self.db, self.job_id) + 1)
+                self.progress.start(store_jobs.totals(self.db, self.job_id))
             works = self.works()
             self.write_finished_shards()
             stopped = asyncio.run(self._run(works))
@@ -390,19 +396,33 @@ def actual_of(db, job_id: str, pricing: budgets.Pricing, active_s: float, status
     done = store_jobs.totals(db, job_id)
     finished = done["ok"] + done["failed"]
     cost = done["cost"] + pricing.time_cost(active_s) if pricing.kind != "none" else None
+    over = store_jobs.over_asked(db, job_id)
     return {"status": status, "records": finished, "ok": done["ok"], "failed": done["failed"],
             "attempts": done["attempts"],
             "retries": done["attempts"] - finished - store_jobs.pending_attempts(db, job_id),
             "input_tokens": done["input_tokens"], "output_tokens": done["output_tokens"],
             "usage_reported": done["usage_reported"], "cost": cost, "duration_s": active_s,
             "records_per_s": finished / active_s if active_s else None,
-            "failure_reasons": store_jobs.failures(db, job_id, 5)}
+            "failure_reasons": store_jobs.failures(db, job_id, 5),
+            "usage_over_asked": over["records"], "warnings": _over_asked_warnings(over)}
+
+
+def _over_asked_warnings(over: dict[str, Any]) -> list[str]:
+    """A server that reports more completion tokens than a record could ask for is billed as it reports (that is
+    what the invoice will say) and named here; the cost cap then stops the job at the next record."""
+    worst = over["worst"]
+    if not worst:
+        return []
+    return [f"{over['records']} records reported more completion tokens than they asked for (worst: "
+            f"{worst['custom_id']!r:.60} reported {worst['n_out']:,} for at most {worst['max_out']:,}); billed as "
+            "the server reported them"]
 
 
 def run_job(job_id: str, *, db_path: str | Path | None = None, progress: Callable[[dict], None] | None = None,
-            max_cost: float | None = None) -> dict[str, Any]:
-    """Run (or resume) a job until every record is done, or it is paused, cancelled or stopped by the cost cap."""
-    run = JobRun(job_id, db_path=db_path, progress=progress, max_cost=max_cost)
+            max_cost: float | None = None, reopen_failed: bool = False) -> dict[str, Any]:
+    """Run (or resume) a job until every record is done, or it is paused, cancelled or stopped by the cost cap;
+    ``reopen_failed`` sends its failed records again first (``retry_failed``)."""
+    run = JobRun(job_id, db_path=db_path, progress=progress, max_cost=max_cost, reopen_failed=reopen_failed)
     try:
         return run.run()
     finally:
@@ -437,16 +457,16 @@ def sample_budget(job_id: str, records: int, *, db_path: str | Path | None = Non
 
 def retry_failed(job_id: str, *, db_path: str | Path | None = None, progress: Callable[[dict], None] | None = None,
                  max_cost: float | None = None) -> dict[str, Any]:
-    """Send the job's failed records again, as a new pass whose files are named ``.retry-N``."""
+    """Send the job's failed records again, as a new pass whose files are named ``.retry-N``. Nothing is changed
+    before this process holds the job: a job running elsewhere is refused with its failed records as they were."""
     db = connect(db_path)
     try:
         store_jobs.get_job(db, job_id)
-        pass_ = store_jobs.last_pass(db, job_id) + 1
-        if not store_jobs.reopen_failed(db, job_id, pass_):
+        if not store_jobs.record_counts(db, job_id)[store_jobs.FAILED]:
             raise InputError("job_id", f"{job_id} has no failed records to retry")
     finally:
         db.close()
-    return run_job(job_id, db_path=db_path, progress=progress, max_cost=max_cost)
+    return run_job(job_id, db_path=db_path, progress=progress, max_cost=max_cost, reopen_failed=True)
 
 
 def job_status(job_id: str, *, db_path: str | Path | None = None, db=None) -> dict[str, Any]:

@@ -3,9 +3,10 @@
 A line is ``{"id", "custom_id", "response": {"status_code", "request_id", "body"}, "error"}``: OpenAI's
 ``BatchRequestOutput`` (openai-python ``types/batch_request_output.py``; API reference "The request output object")
 and vLLM's (``BatchRequestOutput`` / ``BatchResponseData`` in ``vllm/entrypoints/openai/run_batch.py``). As OpenAI
-splits them, successes go to the output file and failures to the errors file: an HTTP error keeps the server's status
-and body in ``response``; a failure with no HTTP response (timeout, dropped stream, refused connection) has
-``response: null`` and ``error: {"code", "message"}``.
+splits them, successes go to the output file and failures to the errors file. Every failed line carries
+``error: {"code", "message"}`` (DESIGN, "Reliability rules"); an HTTP error also keeps the server's status and body in
+``response``; a failure without a whole HTTP response (a timeout, a dropped or malformed stream, a refused
+connection) has ``response: null``.
 
 Why write from the store at the end of a shard rather than append as records finish: the store is the one truth
 (each record is committed as it completes), so a file can always be rebuilt from it and no reconciliation is needed;
@@ -39,14 +40,23 @@ def shard_file_names(shard: int, pass_: int) -> tuple[str, str]:
 def output_line(job_id: str, row: Row | dict[str, Any]) -> dict[str, Any]:
     body = json.loads(row["body"]) if row["body"] else None
     line: dict[str, Any] = {"id": f"batch_req_{job_id}_{row['idx']}", "custom_id": row["custom_id"]}
-    if row["state"] == store_jobs.OK or row["status_code"]:
-        line["response"] = {"status_code": row["status_code"] or 200, "request_id": row["request_id"], "body": body}
-        line["error"] = None
-    else:
-        code = (row["reason"] or "failed").split(":", 1)[0]
-        line["response"] = None
-        line["error"] = {"code": code, "message": row["reason"]}
+    status = row["status_code"]
+    http_error = row["state"] != store_jobs.OK and status not in (None, 0, 200)
+    response = {"status_code": status or 200, "request_id": row["request_id"], "body": body}
+    line["response"] = response if row["state"] == store_jobs.OK or http_error else None
+    line["error"] = None if row["state"] == store_jobs.OK else {"code": _error_code(row, body, http_error),
+                                                                "message": row["reason"] or "failed"}
     return line
+
+
+def _error_code(row: Row | dict[str, Any], body: Any, http_error: bool) -> str:
+    """The server's own code for an HTTP error (``error.code`` in its body), else ``http_<status>``; for other
+    failures the code their reason starts with (``timeout``, ``dropped``, ``bad_response``, ...)."""
+    if http_error:
+        server = body.get("error") if isinstance(body, dict) else None
+        code = server.get("code") if isinstance(server, dict) else None
+        return code if isinstance(code, str) and code else f"http_{row['status_code']}"
+    return (row["reason"] or "failed").split(":", 1)[0]
 
 
 def write_shard(db: Store, job_id: str, out_dir: Path, shard: int, pass_: int) -> list[str]:

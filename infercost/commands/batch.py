@@ -152,6 +152,7 @@ def render_job(status: dict[str, Any]) -> str:
              f"outputs: {status['out_dir']} ({status['shards_written']}/{status['shards_total']} shards written)"]
     if status["budget_vs_actual"]:
         lines += ["", table(status["budget_vs_actual"], COMPARE_COLUMNS)]
+        lines += [f"warning: {warning}" for warning in (status["actual"] or {}).get("warnings", [])]
     else:
         lines += ["", render_budget(status["budget"], status["job_id"])]
     return "\n".join(lines)

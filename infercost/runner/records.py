@@ -11,6 +11,9 @@ INTERRUPTED = "interrupted"  # an in-flight request whose sweep was killed (a re
 # truncated: a well-formed response with fewer tokens than were forced; dropped: a stream cut before its end
 FAILURE_KINDS = ("http_error", "timeout", "dropped", "truncated", "connect", "bad_response", "engine_error",
                  INTERRUPTED)
+# The most tokens one request may ask for, in or out: no model reads or writes 10M tokens in one request (the longest
+# context windows are about that size). Counts are checked against it before anything is sent or stored.
+MAX_REQUEST_TOKENS = 10_000_000
 
 
 @dataclass(slots=True)

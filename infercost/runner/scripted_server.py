@@ -6,7 +6,9 @@ this machine reads) and written to a JSONL log. Faults (an HTTP error, a hang, a
 way) make the runner's failure handling testable against a real socket; so do malformed responses, sent as real
 bytes (``MALFORMED``): a broken ``usage`` or token event, a stream that never ends (keep-alive comments, headers
 that never end), a close-delimited stream cut half way, a huge line, invalid UTF-8, a non-SSE body, broken chunked
-framing, a redirect, a server that echoes the Authorization header.
+framing, a redirect, a server that echoes the Authorization header. Answers can also stop early as a real model's do
+(``stop_every``: ``finish_reason: "stop"`` before ``max_tokens``), hold ``n`` choices, and be rate-limited with
+``Retry-After`` (``rate_limit_every``: a window during which every request gets a 429).
 
 One thread, non-blocking sockets and a ``select()`` loop: ``select`` takes its timeout in microseconds (epoll
 rounds up to milliseconds), so the server sleeps until the next send is due instead of spinning, which would
@@ -22,6 +24,7 @@ import contextlib
 import heapq
 import itertools
 import json
+import math
 import os
 import selectors
 import signal
@@ -29,8 +32,11 @@ import socket
 import subprocess
 import sys
 import time
+import zlib
 from collections.abc import Iterator, Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
+from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
 from pathlib import Path
 
 _clock = time.perf_counter
@@ -40,8 +46,14 @@ MALFORMED = {  # fault name: what the server does (give it as --fault NAME, on e
     "usage_list": "the usage event's usage is a list",
     "usage_number": "the usage event's usage is a number",
     "usage_text": "usage.completion_tokens is a string",
+    "usage_huge": "usage.completion_tokens is 10**12, whatever max_tokens asked for",
+    "usage_overflow": "usage.completion_tokens is 2**70, more than a 64-bit integer holds",
     "bad_token": "one token event half way is not JSON",
     "token_shape": "one token event half way has choices as an object, not a list",
+    "token_array": "one token event half way is a JSON array, not an object",
+    "choices_text": "one event half way has choices as a string",
+    "delta_text": "one token event half way has its delta as a string",
+    "content_number": "one token event half way has a number for its content (chat) or text (completions)",
     "bad_utf8": "one token event half way holds bytes that are not UTF-8",
     "short": "a well-formed stream with half the tokens asked for (usage says so)",
     "close_drop": "a stream delimited by connection close, closed half way (no [DONE], no finish_reason)",
@@ -79,6 +91,12 @@ class Script:
     # that is this server's host:port, nothing more), or get a 401
     vary_when_busy: int = 0  # a request arriving with this many streams already running (0: never) gets an output
     # of its own from half way on, as batched kernels can change a greedy output under load
+    stop_every: int = 0  # a prompt whose CRC-32 is a multiple of this (0: none) ends after a third of max_tokens with
+    # finish_reason "stop", as a model that reaches its end of text does; the same prompt stops early every time
+    rate_limit_every: int = 0  # every Nth request (0: never) opens a window of retry_after_s during which every
+    # request gets a 429 with Retry-After: the time left in the window
+    retry_after_s: float = 1.0
+    retry_after_date: int = 0  # 1: Retry-After as an HTTP-date (whole seconds, rounded up) instead of seconds
 
     def fault_for(self, n: int) -> str | None:
         if self.fault:
@@ -105,8 +123,9 @@ class _Stream:
     fault: str | None
     sent_tokens: int = 0
     chunk: int = 0
-    fixed_len: int = 0  # bytes of the event without the text
-    template: bytes = b""  # one HTTP chunk holding one SSE event, with %x (size) and %s (the tokens' text)
+    templates: list[tuple[bytes, int]] = field(default_factory=list)  # per choice: one HTTP chunk holding one SSE
+    # event, with %x (size) and %s (the tokens' text), and the bytes of the event without the text
+    finish: str | None = None  # a finish_reason sent in an event of its own at the end (an early stop)
     chunked: bool = True  # False: the body ends when the connection closes (no framing)
     usage_obj: object = None  # what the usage event says, when a fault replaces it
     word: str = "t"  # the tokens' stem: " t0 t1 ..."; a varied output switches to its own stem half way
@@ -131,10 +150,10 @@ class _Conn:
     auth_value: str = ""  # kept only to echo it back (the echo_auth fault); never logged
 
 
-def _token_template(n: int, chat: bool, chunked: bool = True) -> tuple[bytes, int]:
+def _token_template(n: int, chat: bool, chunked: bool = True, index: int = 0) -> tuple[bytes, int]:
     """The bytes of a token event with holes for the chunk size and the text: json.dumps per token is too slow
     to keep 50 streams on schedule from one core. Token text here never needs JSON escaping."""
-    obj = _chat_obj(n, {"content": "\0"}) if chat else _text_obj(n, "\0")
+    obj = _chat_obj(n, {"content": "\0"}, index) if chat else _text_obj(n, "\0", index)
     event = b"data: " + json.dumps(obj, separators=(",", ":")).encode().replace(b"%", b"%%") + b"\n\n"
     before, after = event.split(b"\\u0000")
     fixed_len = len(before) + len(after) - before.count(b"%%") - after.count(b"%%")
@@ -161,7 +180,13 @@ _BAD_TOKEN_EVENTS = {  # sent once, half way through an otherwise good stream
     "bad_token": b'data: {"choices":[{"index":0,"text":" broken"\n\n',
     "token_shape": b'data: {"choices":{"index":0,"text":" shape"}}\n\n',
     "bad_utf8": b'data: {"choices":[{"index":0,"text":" \xff\xfe bad"}]}\n\n',
+    "token_array": b'data: [{"index":0,"text":" array","delta":{"content":" array"}}]\n\n',
+    "choices_text": b'data: {"choices":"no choices here"}\n\n',
+    "delta_text": b'data: {"choices":[{"index":0,"delta":"a string","text":" delta"}]}\n\n',
+    "content_number": b'data: {"choices":[{"index":0,"delta":{"content":5},"text":5}]}\n\n',
 }
+HUGE_USAGE = {"usage_huge": 10**12, "usage_overflow": 2**70}  # completion_tokens these faults report
+MAX_CHOICES = 128  # ``n`` as OpenAI bounds it
 
 
 class ScriptedServer:
@@ -179,6 +204,7 @@ class ScriptedServer:
         self.log_path = log
         self.entries: list[dict] = []  # written at exit: writing while streaming would delay the sends
         self.t_started = _clock()
+        self.limited_until = 0.0  # perf_counter() when the rate-limit window ends
 
     # -- loop ---------------------------------------------------------------------------------------------------
     def serve_forever(self) -> None:
@@ -273,7 +299,7 @@ class ScriptedServer:
     def _reply(self, conn: _Conn, status: int, obj: dict, server: str = "scripted", extra: str = "") -> None:
         body = json.dumps(obj).encode()
         reason = {200: "OK", 307: "Temporary Redirect", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found",
-                  500: "Internal Server Error"}.get(status, "X")
+                  429: "Too Many Requests", 500: "Internal Server Error"}.get(status, "X")
         head = (f"HTTP/1.1 {status} {reason}\r\nServer: {server}\r\nContent-Type: application/json\r\n"
                 f"Content-Length: {len(body)}\r\n{extra}")
         self._write(conn, head.encode() + b"\r\n" + body)
@@ -311,6 +337,9 @@ class ScriptedServer:
         n_out = int(request.get("max_tokens") or request.get("max_completion_tokens") or 16)
         entry = {"n": self.requests, "tag": words[0] if words else "", "t_recv": t_recv, "n_in": len(words),
                  "n_out": 0, "fault": script.fault_for(self.requests), "auth": conn.auth, "chunks": []}
+        if self._rate_limited(conn, script):
+            self._log({**entry, "fault": "rate_limit"})
+            return
         if entry["fault"] == "error":
             self._reply(conn, 500, {"error": {"message": "scripted failure"}})
             self._log(entry)
@@ -331,10 +360,31 @@ class ScriptedServer:
         ttft_ms = (script.ttft_ms + script.ttft_ms_per_input_token * len(words)) * slower
         stream = _Stream(conn, entry, chat, usage, n_out, max(1, script.tokens_per_chunk),
                          t_recv + ttft_ms / 1e3, script.gap_us * slower / 1e6, entry["fault"])
+        entry["choices"] = min(MAX_CHOICES, max(1, int(request.get("n") or 1)))
+        if script.stop_every and zlib.crc32(prompt.encode()) % script.stop_every == 0:
+            stream.n_out, stream.finish, entry["stopped"] = max(1, n_out // 3), "stop", True
         if script.vary_when_busy and len(self.heap) >= script.vary_when_busy:
             stream.word = f"v{self.requests}_"
         self._start_stream(stream, script)
         heapq.heappush(self.heap, (stream.due(), next(self.order), stream))
+
+    def _rate_limited(self, conn: _Conn, script: Script) -> bool:
+        """Every ``rate_limit_every``th request opens a window; inside it every request is answered 429 with the
+        time left in ``Retry-After``, so a client that retries sooner than it says meets another 429."""
+        now = _clock()
+        if script.rate_limit_every and now >= self.limited_until and self.requests % script.rate_limit_every == 0:
+            self.limited_until = now + script.retry_after_s
+        if now >= self.limited_until:
+            return False
+        left = self.limited_until - now
+        if script.retry_after_date:
+            when = datetime.now(UTC) + timedelta(seconds=left)
+            value = format_datetime(when.replace(microsecond=0) + timedelta(seconds=1), usegmt=True)
+        else:
+            value = str(math.ceil(left))
+        error = {"message": "scripted rate limit", "type": "rate_limit_error", "code": "rate_limit_exceeded"}
+        self._reply(conn, 429, {"error": error}, extra=f"Retry-After: {value}\r\n")
+        return True
 
     def _start_stream(self, stream: _Stream, script: Script) -> None:
         fault, conn = stream.fault, stream.conn
@@ -352,7 +402,8 @@ class ScriptedServer:
         if stream.chat:  # like OpenAI: a role-only delta first, which carries no token and must not count as one
             role = _chat_obj(stream.entry["n"], {"role": "assistant", "content": ""})
             self._write(conn, stream.frame(_event_bytes(role)))
-        stream.template, stream.fixed_len = _token_template(stream.entry["n"], stream.chat, stream.chunked)
+        stream.templates = [_token_template(stream.entry["n"], stream.chat, stream.chunked, index)
+                            for index in range(stream.entry["choices"])]
 
     def _send_due(self) -> None:
         while self.heap and self.heap[0][0] <= _clock():
@@ -382,9 +433,9 @@ class ScriptedServer:
         word = stream.word if stream.sent_tokens >= stream.n_out // 2 else "t"
         text = "".join([f" {word}{stream.sent_tokens + i}" for i in range(k)]).encode()
         if stream.chunked:
-            data = stream.template % (stream.fixed_len + len(text), text)
+            data = b"".join(template % (fixed_len + len(text), text) for template, fixed_len in stream.templates)
         else:
-            data = stream.template % text
+            data = b"".join(template % text for template, _ in stream.templates)
         t = _clock()
         self._write(stream.conn, data)
         stream.entry["chunks"].append((t, k))
@@ -399,11 +450,18 @@ class ScriptedServer:
         entry = stream.entry
         entry["n_out"] = stream.sent_tokens
         tail = b""
+        for index in range(entry["choices"] if stream.finish else 0):
+            obj = (_chat_obj(entry["n"], {}, index) if stream.chat else _text_obj(entry["n"], "", index))
+            obj["choices"][0]["finish_reason"] = stream.finish
+            tail += stream.frame(_event_bytes(obj))
         if stream.usage:
-            usage = {"prompt_tokens": entry["n_in"], "completion_tokens": stream.sent_tokens,
-                     "total_tokens": entry["n_in"] + stream.sent_tokens}
+            completion = stream.sent_tokens * entry["choices"]
+            usage = {"prompt_tokens": entry["n_in"], "completion_tokens": completion,
+                     "total_tokens": entry["n_in"] + completion}
             if stream.fault == "usage_text":
                 usage["completion_tokens"] = str(stream.sent_tokens)
+            usage["completion_tokens"] = HUGE_USAGE.get(stream.fault or "", usage["completion_tokens"])
+            entry["usage_completion_tokens"] = usage["completion_tokens"]  # what the server billed, in effect
             obj = _chat_obj(entry["n"], None) if stream.chat else _text_obj(entry["n"], None)
             tail += _event({**obj, "choices": [], "usage": stream.usage_obj or usage})
         done = b"" if stream.fault == "no_terminator" else _chunk(b"data: [DONE]\n\n")
@@ -488,13 +546,13 @@ def _prompt_text(request: dict, chat: bool) -> str:
     return str(prompt)
 
 
-def _text_obj(n: int, text: str | None) -> dict:
-    choices = [] if text is None else [{"index": 0, "text": text, "finish_reason": None}]
+def _text_obj(n: int, text: str | None, index: int = 0) -> dict:
+    choices = [] if text is None else [{"index": index, "text": text, "finish_reason": None}]
     return {"id": f"cmpl-{n}", "object": "text_completion", "model": "scripted", "choices": choices}
 
 
-def _chat_obj(n: int, delta: dict | None) -> dict:
-    choices = [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": None}]
+def _chat_obj(n: int, delta: dict | None, index: int = 0) -> dict:
+    choices = [] if delta is None else [{"index": index, "delta": delta, "finish_reason": None}]
     return {"id": f"chatcmpl-{n}", "object": "chat.completion.chunk", "model": "scripted", "choices": choices}
 
 

@@ -32,7 +32,7 @@ from infercost.runner.client_monitor import energy_kwh_per_mtok, watching_client
 from infercost.runner.consistency import agreement, same_prompt_outputs
 from infercost.runner.metrics import calculate_metrics, combine_repeats, ttft_by_input_length
 from infercost.runner.patterns import PATTERNS
-from infercost.runner.records import IN_FLIGHT, RequestRecord, RequestSpec
+from infercost.runner.records import IN_FLIGHT, MAX_REQUEST_TOKENS, RequestRecord, RequestSpec
 from infercost.runner.soak import soak_summary
 from infercost.runner.writer import RecordWriter
 
@@ -67,8 +67,8 @@ class SweepConfig:
             _check(self.pattern != "rate", "pattern", "the in-process backend runs fixed batches; rate needs a server")
             self.pattern = "batch" if self.pattern == "concurrency" else self.pattern
         _check(bool(self.levels) and all(v > 0 for v in self.levels), "concurrency", "levels must be positive")
-        _check(self.input_tokens >= 1, "input_tokens", "must be at least 1")
-        _check(self.output_tokens >= 1, "output_tokens", "must be at least 1")
+        for name in ("input_tokens", "output_tokens"):  # a count over the bound would not fit a store's integer
+            _check(1 <= getattr(self, name) <= MAX_REQUEST_TOKENS, name, f"must be from 1 to {MAX_REQUEST_TOKENS:,}")
         _check(self.repeats >= 1, "repeats", "must be at least 1")
         _check(self.requests is None or self.requests >= 1, "requests", "must be at least 1")
         _check(self.duration_s is None or self.duration_s > 0, "duration", "must be positive")
@@ -76,8 +76,9 @@ class SweepConfig:
         _check(self.consistency is None or self.consistency >= 2, "consistency", "needs at least 2 requests")
         _check(self.window_s is None or self.window_s > 0, "windows", "must be positive (seconds per window)")
         if self.input_lengths is not None:
-            _check(len(self.input_lengths) >= 1 and all(int(n) == n >= 1 for n in self.input_lengths),
-                   "input_tokens", "lengths must be whole numbers of at least 1")
+            _check(len(self.input_lengths) >= 1 and all(MAX_REQUEST_TOKENS >= int(n) == n >= 1
+                                                        for n in self.input_lengths),
+                   "input_tokens", f"lengths must be whole numbers from 1 to {MAX_REQUEST_TOKENS:,}")
             _check(self.mixed is None, "mixed", "give either --mixed or several --input-tokens, not both")
         if self.mixed is not None:
             short, long, fraction = self.mixed

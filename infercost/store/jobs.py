@@ -249,6 +249,16 @@ def reopen_failed(db: Store, job_id: str, pass_: int) -> int:
     return count
 
 
+def over_asked(db: Store, job_id: str) -> dict[str, Any]:
+    """Succeeded records whose server reported more completion tokens than the record could ask for (``max_out``:
+    every choice's cap): how many, and the one furthest over."""
+    where = "job_id = :job_id AND state = 'ok' AND max_out IS NOT NULL AND n_out > max_out"
+    count = db.execute(f"SELECT COUNT(*) FROM batch_records WHERE {where}", {"job_id": job_id}).scalar()
+    worst = db.execute(f"SELECT custom_id, n_out, max_out FROM batch_records WHERE {where} "
+                       "ORDER BY n_out - max_out DESC LIMIT 1", {"job_id": job_id}).fetchone()
+    return {"records": int(count or 0), "worst": dict(worst) if worst else None}
+
+
 def failures(db: Store, job_id: str, limit: int = 20) -> list[dict[str, Any]]:
     """The most common failure reasons with their counts."""
     rows = db.execute(

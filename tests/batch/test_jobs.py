@@ -80,7 +80,7 @@ def test_failed_records_go_to_the_errors_file_and_retry_failed_writes_retry_file
         first = batch.run_job(created["job_id"])
         assert first["counts"]["failed"] > 50
         _, errors = read_outputs(Path(first["out_dir"]))
-        assert errors[0]["response"]["status_code"] == 500 and errors[0]["error"] is None
+        assert errors[0]["response"]["status_code"] == 500 and errors[0]["error"]["code"] == "http_500"
         for _ in range(10):
             status = batch.retry_failed(created["job_id"])
             if not status["counts"]["failed"]:

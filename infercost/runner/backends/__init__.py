@@ -32,15 +32,20 @@ class BackendOptions(Credentials):
     trust_remote_code: bool = False  # transformers
 
     def request_deadline_s(self, output_tokens: int) -> float:
-        """The whole-request deadline: ``total_timeout_s``, or by default the idle timeout (which covers the wait
-        for the first byte) plus ``SECONDS_PER_OUTPUT_TOKEN`` per token asked for: a stream slower than that is
-        useless, and one that never ends (keep-alive comments, headers that never end) must not hang a sweep."""
+        """``total_timeout_s``, or by default ``request_deadline_s`` of the idle timeout and the tokens asked for."""
         if self.total_timeout_s:
             return self.total_timeout_s
-        return self.read_timeout_s + SECONDS_PER_OUTPUT_TOKEN * output_tokens
+        return request_deadline_s(self.read_timeout_s, output_tokens)
 
 
 SECONDS_PER_OUTPUT_TOKEN = 1.0
+
+
+def request_deadline_s(read_timeout_s: float, output_tokens: int) -> float:
+    """The whole-request deadline: the idle timeout (which covers the wait for the first byte) plus
+    ``SECONDS_PER_OUTPUT_TOKEN`` per token asked for: a stream slower than that is useless, and one that never ends
+    (keep-alive comments, headers that never end) must not hang a sweep or a batch job."""
+    return read_timeout_s + SECONDS_PER_OUTPUT_TOKEN * output_tokens
 
 
 class Backend(Protocol):
@@ -75,4 +80,5 @@ def _transformers(options: BackendOptions) -> Backend:
 BACKENDS: dict[str, Callable[[BackendOptions], Backend]] = {"openai": _openai, "transformers": _transformers}
 BATCHED_BACKENDS = frozenset({"transformers"})  # run a level as fixed batches: its load is a batch size
 
-__all__ = ["BACKENDS", "BATCHED_BACKENDS", "SECONDS_PER_OUTPUT_TOKEN", "Backend", "BackendOptions"]
+__all__ = ["BACKENDS", "BATCHED_BACKENDS", "SECONDS_PER_OUTPUT_TOKEN", "Backend", "BackendOptions",
+           "request_deadline_s"]

@@ -268,12 +268,17 @@ def _usage(events: list[bytes]) -> dict | None:
     return None
 
 
+MAX_COUNT = 2**63 - 1  # a store's INTEGER (SQLite's and PostgreSQL's BIGINT): no count of tokens comes near it
+
+
 def _whole(usage: dict, name: str) -> int | None:
     value = usage.get(name)
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise BadResponse(f"usage.{name} is {value!r:.80}, not a whole number")
+    if value > MAX_COUNT:
+        raise BadResponse(f"usage.{name} is {value:.3e}, more than any response holds (a 64-bit count)")
     return value
 
 
@@ -299,18 +304,37 @@ def _count(record: RequestRecord, usage: dict | None, tokens: list[bytes], spec:
 def _text(tokens: list[bytes], chat: bool) -> str:
     """The generated text (only needed when counting with a tokenizer, so only decoded then)."""
     parts = []
+    keys = ("content", "reasoning_content", "reasoning") if chat else ("text",)
     for data in tokens:
-        event = _json(data)
-        choices = event.get("choices") if isinstance(event, dict) else None
-        choice = choices[0] if isinstance(choices, list) and choices else None
-        if not isinstance(choice, dict):
+        _, choices = event_choices(data)
+        if not choices:
             raise BadResponse(f"a token event's choices is not a list of objects; event starts {data[:80]!r}")
-        source = choice.get("delta") if chat else choice
-        if not isinstance(source, dict):
-            raise BadResponse(f"a token event's delta is not an object; event starts {data[:80]!r}")
-        keys = ("content", "reasoning_content", "reasoning") if chat else ("text",)
-        text = next((source[key] for key in keys if source.get(key)), "")
-        if not isinstance(text, str):
-            raise BadResponse(f"a token event's text is a {type(text).__name__}; event starts {data[:80]!r}")
-        parts.append(text)
+        parts.append(choice_text(choices[0], data, chat, keys))
     return "".join(parts)
+
+
+def event_choices(data: bytes) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """One stream event decoded and checked: an object whose ``choices``, where it has any, are objects."""
+    event = _json(data)
+    if not isinstance(event, dict):
+        raise BadResponse(f"an event is a JSON {type(event).__name__}, not an object; event starts {data[:80]!r}")
+    choices = event.get("choices")
+    if choices is None:
+        return event, []
+    if not isinstance(choices, list) or not all(isinstance(choice, dict) for choice in choices):
+        raise BadResponse(f"a token event's choices is not a list of objects; event starts {data[:80]!r}")
+    return event, choices
+
+
+def choice_text(choice: dict[str, Any], data: bytes, chat: bool, keys: tuple[str, ...]) -> str:
+    """The text a choice of a stream event adds (the first of ``keys`` that it, or its delta for chat, holds),
+    checked to be a string; "" for none."""
+    source = choice.get("delta") if chat else choice
+    if source is None:
+        return ""
+    if not isinstance(source, dict):
+        raise BadResponse(f"a token event's delta is not an object; event starts {data[:80]!r}")
+    text = next((source[key] for key in keys if source.get(key) not in (None, "")), "")
+    if not isinstance(text, str):
+        raise BadResponse(f"a token event's text is a {type(text).__name__}; event starts {data[:80]!r}")
+    return text

@@ -160,7 +160,7 @@ def job_view() -> None:
     projected = status["projected_cost"]
     c.metric("Projected total", f"${projected:,.4f}" if priced and projected is not None else "-")
     controls(status)
-    for warning in status["budget"]["warnings"]:
+    for warning in status["budget"]["warnings"] + (status["actual"] or {}).get("warnings", []):
         st.warning(warning)
     st.caption(f"Pricing: {status['budget']['pricing']['basis']}. Outputs: {status['out_dir']} "
                f"({status['shards_written']} of {status['shards_total']} shards written).")
