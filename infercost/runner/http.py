@@ -17,6 +17,7 @@ hexadecimal) ends that request with ``bad_response: ...``: never an exception ou
 from __future__ import annotations
 
 import asyncio
+import resource
 import select
 import ssl
 import time
@@ -31,6 +32,24 @@ Sink = Callable[[float, bytes], None]
 MAX_HEAD_BYTES = 64 * 1024  # a response's status line and headers
 MAX_CHUNK_LINE_BYTES = 4096  # a chunk-size line with its extensions
 DEFAULT_MAX_BODY_BYTES = 256 << 20
+
+
+FILES_BESIDE_CONNECTIONS = 64  # descriptors a process needs besides its connections: stdio, the store, files, the loop
+
+
+def make_room_for(connections: int) -> None:
+    """Let this process open ``connections`` sockets at once: raise its soft limit on open files (``ulimit -n``)
+    towards the hard one if it is short. ValueError, saying what would fit, when even the hard limit is."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    need = connections + FILES_BESIDE_CONNECTIONS
+    if soft == resource.RLIM_INFINITY or need <= soft:
+        return
+    if hard == resource.RLIM_INFINITY or need <= hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (need, hard))
+        return
+    fits = max(0, hard - FILES_BESIDE_CONNECTIONS)
+    raise ValueError(f"{connections} connections need about {need} open files, but this process may open {hard} "
+                     f"(ulimit -n): use {fits} or fewer, or raise the limit")
 
 
 class ProtocolError(ValueError):

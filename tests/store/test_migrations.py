@@ -82,7 +82,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "m900_extra"
-down_revision = "m005_batch_jobs"
+down_revision = "{latest}"
 
 def upgrade():
     op.create_table("extra", sa.Column("x", sa.Integer))
@@ -93,7 +93,7 @@ def upgrade():
 
 def downgrade():
     op.drop_table("extra")
-'''
+'''.format(latest=migrations.LATEST)
 
 OPEN_WITH_EXTRA = """
     from pathlib import Path
@@ -133,7 +133,7 @@ def test_a_process_killed_inside_a_migration_leaves_a_database_that_opens(store_
     try:
         assert not inspect(db.connection).has_table("extra")
         db.connection.rollback()  # end the inspection's read
-        assert [row[0] for row in db.execute("SELECT version_num FROM alembic_version")] == ["m005_batch_jobs"]
+        assert [row[0] for row in db.execute("SELECT version_num FROM alembic_version")] == [migrations.LATEST]
     finally:
         db.close()
     again = python(OPEN_WITH_EXTRA.format(versions=str(versions), target=store_target))  # with it: applied now
