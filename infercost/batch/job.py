@@ -396,8 +396,8 @@ class JobRun:
         for shard, pass_ in sorted(self.due):
             try:
                 if store_jobs.shard_pending(self.db, self.job_id, shard):
-                    self.due.discard((shard, pass_))  # records of it are pending again (a retry pass): not yet
-                    continue
+                    self.due.discard((shard, pass_))  # the store says otherwise (another process sends some of
+                    continue  # them): the run's end, or a resume, writes it once the store holds them all
                 self.finish_shard(shard, pass_)
             except exc.DBAPIError as error:
                 self._store_refused(error)

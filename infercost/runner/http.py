@@ -2,14 +2,14 @@
 
 Why not httpx or aiohttp: a benchmark client must never be the bottleneck. Here each socket read costs one
 ``perf_counter()``, a copy of the bytes read and de-chunking; nothing is decoded or parsed until the response is
-complete. Reads go into one preallocated 256 KiB buffer per connection (``BufferedProtocol``): a plain
-``Protocol`` makes asyncio allocate 256 KiB for every ``recv``, which costs more than everything else per chunk.
-Connections are kept alive and pooled (as many as there are requests in flight), and a stalled server is
-detected by an idle timeout instead of hanging the sweep. A request is never sent twice behind the caller's back: a
-pooled connection the server has closed is noticed before the request is written (its socket is readable: the
-server's FIN or stray bytes) and a fresh one is taken; once a request's bytes have left this process, a dropped
-connection is the caller's failure to count and retry (a POST the server read may have been billed); a server that keeps sending without ever finishing (SSE
-comments, headers that never end) meets the request's total deadline, and one that sends more than a response
+complete. Reads go into one preallocated 256 KiB buffer per connection (``BufferedProtocol``): a plain ``Protocol``
+makes asyncio allocate 256 KiB for every ``recv``, which costs more than everything else per chunk. Connections are
+kept alive and pooled (as many as there are requests in flight), and a stalled server is detected by an idle timeout
+instead of hanging the sweep. A request is never sent twice behind the caller's back: a pooled connection the server
+has closed is noticed before the request is written (its socket is readable: the server's FIN or stray bytes) and a
+fresh one is taken; once a request's bytes have left this process, a dropped connection is the caller's failure to
+count and retry (a POST the server read may have been billed). A server that keeps sending without ever finishing
+(SSE comments, headers that never end) meets the request's total deadline, and one that sends more than a response
 could need meets a byte cap. A server that breaks HTTP (a status line that is not one, a chunk size that is not
 hexadecimal) ends that request with ``bad_response: ...``: never an exception out of an asyncio callback.
 """

@@ -29,6 +29,11 @@ def cli(*args: str, db: Path, shell_prefix: str = "") -> subprocess.CompletedPro
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
 
 
+def batch_run(source: Path, url: str, out: Path, *options: str, db: Path, shell_prefix: str = ""):
+    return cli("run", str(source), "--base-url", url, "--model", "scripted", "--out", str(out), *options, db=db,
+               shell_prefix=shell_prefix)
+
+
 def one_error_line(result: subprocess.CompletedProcess, field: str) -> str:
     assert result.returncode == 2, result.stderr
     assert "Traceback" not in result.stderr, result.stderr
@@ -64,8 +69,7 @@ def test_an_output_directory_under_a_file_is_refused_before_anything_is_sent(tmp
     (tmp_path / "a-file").write_text("not a directory")
     source = write_batch_file(tmp_path / "in.jsonl", 50)
     with scripted() as url:
-        result = cli("run", str(source), "--base-url", url, "--model", "scripted",
-                     "--out", str(tmp_path / "a-file" / "out"), db=tmp_path / "jobs.db")
+        result = batch_run(source, url, tmp_path / "a-file" / "out", db=tmp_path / "jobs.db")
     assert "a-file/out: cannot write output files there" in one_error_line(result, "out")
     assert sent(tmp_path) == 0
 
@@ -73,13 +77,11 @@ def test_an_output_directory_under_a_file_is_refused_before_anything_is_sent(tmp
 def test_a_read_only_output_disk_is_refused_before_the_first_send_on_run_and_on_resume(tmp_path, scripted):
     source = write_batch_file(tmp_path / "in.jsonl", 50)
     with tmpfs(tmp_path / "disk", "1m") as disk, scripted() as url:
-        created = cli("run", str(source), "--base-url", url, "--model", "scripted", "--out", str(disk),
-                      "--budget-only", db=tmp_path / "jobs.db")
+        created = batch_run(source, url, disk, "--budget-only", db=tmp_path / "jobs.db")
         job_id = json.loads(created.stdout)["job_id"]
         remount(disk, "ro")
         resumed = cli("resume", job_id, db=tmp_path / "jobs.db")
-        run = cli("run", str(source), "--base-url", url, "--model", "scripted", "--out", str(disk),
-                  db=tmp_path / "jobs.db")
+        run = batch_run(source, url, disk, db=tmp_path / "jobs.db")
     assert "Read-only file system" in one_error_line(resumed, "out")
     assert "Read-only file system" in one_error_line(run, "out")
     assert sent(tmp_path) == 0
@@ -88,8 +90,7 @@ def test_a_read_only_output_disk_is_refused_before_the_first_send_on_run_and_on_
 def test_a_full_disk_leaves_no_temporary_shard_and_a_resume_with_room_finishes(tmp_path, scripted):
     source = write_batch_file(tmp_path / "in.jsonl", 1000)
     with tmpfs(tmp_path / "disk", "200k") as disk, scripted() as url:
-        full = cli("run", str(source), "--base-url", url, "--model", "scripted", "--out", str(disk),
-                   "--shard-size", "500", db=tmp_path / "jobs.db")  # a shard's file is ~250 KB
+        full = batch_run(source, url, disk, "--shard-size", "500", db=tmp_path / "jobs.db")  # ~250 KB a shard
         line = one_error_line(full, "out")
         assert "No space left on device" in line and "resume" in line
         [job_dir] = disk.iterdir()
@@ -107,8 +108,8 @@ def test_a_full_disk_leaves_no_temporary_shard_and_a_resume_with_room_finishes(t
 def test_more_connections_than_open_files_allow_is_refused_before_anything_is_sent(tmp_path, scripted):
     source = write_batch_file(tmp_path / "in.jsonl", 50)
     with scripted() as url:
-        result = cli("run", str(source), "--base-url", url, "--model", "scripted", "--out", str(tmp_path / "out"),
-                     "--concurrency", "3000", db=tmp_path / "jobs.db", shell_prefix="ulimit -n 1024")
+        result = batch_run(source, url, tmp_path / "out", "--concurrency", "3000", db=tmp_path / "jobs.db",
+                           shell_prefix="ulimit -n 1024")
     line = one_error_line(result, "concurrency")
     assert "3000 connections" in line and "1024" in line and "use 960 or fewer" in line
     assert sent(tmp_path) == 0
@@ -119,8 +120,8 @@ def test_a_soft_open_files_limit_below_the_concurrency_is_raised_to_fit_and_the_
     # scripted server's select() can serve
     source = write_batch_file(tmp_path / "in.jsonl", 600)
     with scripted(ttft_ms=300) as url:  # slow enough that all 600 are open at once
-        result = cli("run", str(source), "--base-url", url, "--model", "scripted", "--out", str(tmp_path / "out"),
-                     "--concurrency", "600", db=tmp_path / "jobs.db", shell_prefix="ulimit -Sn 256")
+        result = batch_run(source, url, tmp_path / "out", "--concurrency", "600", db=tmp_path / "jobs.db",
+                           shell_prefix="ulimit -Sn 256")
     assert result.returncode == 0, result.stderr[-2000:]
     status = json.loads(result.stdout)
     assert status["status"] == "done" and status["counts"]["ok"] == 600, status["actual"]["failure_reasons"]

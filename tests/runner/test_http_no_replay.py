@@ -40,7 +40,7 @@ def test_a_pooled_connection_the_server_closed_while_idle_is_not_used() -> None:
         client = HttpClient(url, read_timeout=5)
         try:
             first = await _send(client, "r1")
-            time.sleep(0.3)  # the server's FIN (at 50 ms) arrives while the event loop is busy: the pool has not seen it
+            time.sleep(0.3)  # the server's FIN (at 50 ms) comes while the event loop is busy: the pool has not seen it
             return first, await _send(client, "r2")
         finally:
             await client.close()

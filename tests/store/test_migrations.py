@@ -76,13 +76,13 @@ def test_the_migrated_schema_is_the_one_schema_py_describes(store_target) -> Non
     assert differences == []
 
 
-EXTRA_REVISION = '''
+EXTRA_REVISION = f'''
 import os, time
 import sqlalchemy as sa
 from alembic import op
 
 revision = "m900_extra"
-down_revision = "{latest}"
+down_revision = "{migrations.LATEST}"
 
 def upgrade():
     op.create_table("extra", sa.Column("x", sa.Integer))
@@ -93,7 +93,7 @@ def upgrade():
 
 def downgrade():
     op.drop_table("extra")
-'''.format(latest=migrations.LATEST)
+'''
 
 OPEN_WITH_EXTRA = """
     from pathlib import Path

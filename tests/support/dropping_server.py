@@ -3,9 +3,9 @@ load balancer or a server's keep-alive limit does to a client that reuses connec
 
 It answers the first request on each connection in full (a streamed chat or text completion of ``max_tokens``
 tokens, its usage and ``[DONE]``, kept alive), then reads the second request on that connection whole and closes
-the connection without a byte of answer (``read_then_close=False``: it closes the idle connection at once after
-the answer instead, as a keep-alive timeout does, 50 ms after it). It keeps a log of every request it read, answered or not: the
-test's truth of what was sent.
+the connection without a byte of answer (``read_then_close=False``: it closes the idle connection 50 ms after the
+answer instead, as a keep-alive timeout does). It keeps a log of every request it read, answered or not: the test's
+truth of what was sent.
 
     with dropping_server() as (url, received):
         ...  # received: [{"tag": "r3", "answered": False}, ...] in the order requests were read
@@ -106,7 +106,9 @@ def dropping_server(*, read_then_close: bool = True) -> Iterator[tuple[str, list
             except OSError:
                 return
             conn.settimeout(10)
-            threading.Thread(target=_serve_connection, args=(conn, received, lock, read_then_close), daemon=True).start()
+            serve = threading.Thread(target=_serve_connection, args=(conn, received, lock, read_then_close),
+                                     daemon=True)
+            serve.start()
 
     thread = threading.Thread(target=accept, daemon=True)
     thread.start()
