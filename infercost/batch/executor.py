@@ -39,12 +39,17 @@ def backoff_s(attempts: int) -> float:
     return min(RETRY_BACKOFF_S * 2 ** max(0, attempts - 1), RETRY_BACKOFF_MAX_S)
 
 
+async def _go_on() -> None:
+    return None
+
+
 async def drive(works: Iterable[Work], *, send: Send, concurrency: int, max_attempts: int,
-                admit: Callable[[Work], bool], on_attempt: OnAttempt,
-                should_stop: Callable[[], str | None]) -> str | None:
+                admit: Callable[[Work], bool], on_attempt: OnAttempt, should_stop: Callable[[], str | None],
+                hold: Callable[[], Awaitable[None]] = _go_on) -> str | None:
     """Send every work item once, then the retryable failures again (up to ``max_attempts`` in all), with at most
-    ``concurrency`` in flight. ``admit`` may refuse an item (the cost cap): then nothing more is sent. Returns why it
-    stopped early (``should_stop``'s answer, or ``max_cost``), or None when everything was sent.
+    ``concurrency`` in flight. Before each send it awaits ``hold()`` (the job waits there while its store refuses
+    writes); ``admit`` may refuse an item (the cost cap): then nothing more is sent. Returns why it stopped early
+    (``should_stop``'s answer, or ``max_cost``), or None when everything was sent.
 
     A server's ``Retry-After`` (an outcome's ``retry_after_s``) holds every send, not just that record's retry: a
     rate limit is the server's, and a record sent into it would only spend an attempt on another 429."""
@@ -83,6 +88,7 @@ async def drive(works: Iterable[Work], *, send: Send, concurrency: int, max_atte
     stopped = None
     async for work in _main_then_retries(works, retries, in_flight):
         await slots.acquire()
+        await hold()
         stopped = "error" if errors else should_stop() or (None if admit(work) else "max_cost")
         if stopped:
             slots.release()

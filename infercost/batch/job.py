@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import socket
 import time
 from array import array
 from collections import Counter
@@ -15,22 +16,31 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import exc
+
 from infercost.batch import budget as budgets
 from infercost.batch.executor import Work, drive
 from infercost.batch.inputs import MAX_OUTPUT_TOKENS, BatchRecord, file_sha256, read_records
-from infercost.batch.outputs import write_shard
+from infercost.batch.outputs import check_writable, write_shard
 from infercost.batch.pricing import resolve_pricing, resolve_tokenizer
 from infercost.batch.progress import Progress
 from infercost.batch.send import HEADERS, send_record
 from infercost.errors import InputError
 from infercost.runner.credentials import Credentials
-from infercost.runner.http import HttpClient
+from infercost.runner.http import HttpClient, make_room_for
 from infercost.store import connect
 from infercost.store import jobs as store_jobs
+from infercost.store.db import set_lock_wait, store_failed
 from infercost.tokenizers.corpus import Collector
 
 TOKENIZE_BATCH = 4096
-HEARTBEAT_S = 0.5
+HEARTBEAT_S = 1.0  # how often a running job beats; it is alive while its last beat is under STALE_BEATS old
+STALE_BEATS = 3
+# A job's own writes wait this long for another writer's lock (SQLite), then retry with backoff from the event loop:
+# a lock held elsewhere never freezes the sends for the 30 s of the store's usual wait, nor outlasts a heartbeat.
+LOCK_WAIT_S = 0.5
+STORE_PATIENCE_S = 300.0  # how long the store may refuse the job's writes before the job stops (resumable)
+STORE_RETRY_S = (0.05, 5.0)  # the first retry of a refused write, and the longest gap (doubling in between)
 INPUT_MARGIN = 1.1  # worst-case prompt tokens the server may count (chat template) per counted token …
 INPUT_MARGIN_TOKENS = 32  # … plus this per request
 EXECUTORS = ("local", "ray")
@@ -87,6 +97,8 @@ class JobConfig(Credentials):
             HttpClient(self.base_url)
         except ValueError as error:
             raise InputError("base-url", str(error)) from None
+        if self.executor == "local":
+            room_for_connections(self.concurrency)
 
 
     def _check_in_process(self) -> None:
@@ -97,6 +109,15 @@ class JobConfig(Credentials):
                                        "runs once, in this process)")
         if self.base_url:
             raise InputError("base-url", "--backend transformers runs the model in-process: drop --base-url")
+
+
+def room_for_connections(concurrency: int) -> None:
+    """A connection per request in flight: the process must be allowed that many open files, checked (and the
+    soft limit raised where the hard one allows) before anything is sent."""
+    try:
+        make_room_for(concurrency)
+    except ValueError as error:
+        raise InputError("concurrency", str(error)) from None
 
 
 def _records(input_path: str | Path, config: JobConfig, skipped: Collector | None = None) -> Iterator[BatchRecord]:
@@ -139,6 +160,7 @@ def create_job(input_path: str | Path, config: JobConfig, *, db_path: str | Path
     input_path = Path(input_path).resolve()
     if not input_path.is_file():
         raise InputError("input", f"{input_path}: no such file")
+    check_writable(config.out_dir)
     pricing, tokenizer_id, fidelity = _pricing(config, price, throughput, gpu_price, tokenizer, db_path)
     from infercost.tokenizers import get_tokenizer
 
@@ -203,13 +225,66 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
+def this_host() -> str:
+    """Where a process id means something: this host's name, boot and pid namespace (a container on this machine,
+    or this machine after a reboot, is another host). ``INFERCOST_HOST`` names it instead."""
+    if os.environ.get("INFERCOST_HOST"):
+        return os.environ["INFERCOST_HOST"]
+    try:
+        boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()[:8]
+        namespace = os.stat("/proc/self/ns/pid").st_ino
+    except OSError:
+        return socket.gethostname()
+    return f"{socket.gethostname()} (boot {boot}, pid namespace {namespace})"
+
+
+def job_alive(job: dict[str, Any]) -> bool:
+    """Whether the process noted as running the job still runs it. On this host its process id answers at once
+    (a killed job resumes without waiting); on another host only its heartbeat can: alive while the last beat is
+    under ``STALE_BEATS`` beats old. A job noted before hosts were recorded is taken to be on this host."""
+    if job["status"] != "running" or not job["pid"]:
+        return False
+    if job["host"] is None or job["host"] == this_host():
+        return _pid_alive(job["pid"])
+    age = job["heartbeat_age_s"]
+    return age is not None and age < STALE_BEATS * (job["heartbeat_s"] or HEARTBEAT_S)
+
+
+class _StoreTrouble:
+    """The store refusing the job's writes (a lock held elsewhere, a server gone): since when, why, and when the
+    next try is due. Past ``patience_s`` the job gives up: it stops sending and says so, resumable."""
+
+    def __init__(self, patience_s: float) -> None:
+        self.patience_s = patience_s
+        self.since: float | None = None
+        self.error: exc.DBAPIError | None = None
+        self.tries = 0
+
+    def failed(self, error: exc.DBAPIError) -> float:
+        """Note a refused write; returns the seconds to wait before the next try."""
+        now = time.monotonic()
+        self.since = self.since or now
+        self.error, self.tries = error, self.tries + 1
+        first, longest = STORE_RETRY_S
+        return min(first * 2 ** (self.tries - 1), longest)
+
+    def recovered(self) -> None:
+        self.since, self.error, self.tries = None, None, 0
+
+    @property
+    def gave_up(self) -> bool:
+        return self.since is not None and time.monotonic() - self.since >= self.patience_s
+
+
 class JobRun:
     """One process working on a job: it alone writes the job's rows until it returns."""
 
     def __init__(self, job_id: str, *, db_path: str | Path | None, progress: Callable[[dict], None] | None,
-                 max_cost: float | None, limit: int | None = None, reopen_failed: bool = False) -> None:
+                 max_cost: float | None, limit: int | None = None, reopen_failed: bool = False,
+                 store_patience_s: float = STORE_PATIENCE_S, heartbeat_s: float = HEARTBEAT_S) -> None:
         self.limit, self.admitted = limit, 0  # a sample run sends at most ``limit`` records
         self.reopen_failed = reopen_failed  # retry-failed: failed records go back to pending once the job is ours
+        self.db_path = db_path
         self.db = connect(db_path)
         self.job = store_jobs.get_job(self.db, job_id)
         self.job_id = job_id
@@ -224,7 +299,14 @@ class JobRun:
         done = store_jobs.totals(self.db, job_id)
         self.spent = float(done["cost"])
         self.reserved = 0.0
-        self.unsaved: list[dict] = []
+        self.unsaved: list[dict] = []  # outcomes not yet committed, in the order they ended
+        self.due: set[tuple[int, int]] = set()  # (shard, pass) whose records all ended: written once committed
+        self.save_due = False  # a save is scheduled on the event loop
+        self.trouble = _StoreTrouble(store_patience_s)
+        self.store_ok: asyncio.Event | None = None  # set while the store takes writes: sends wait for it
+        self.failure: InputError | None = None  # why the job must stop (the store gave out, a disk is full)
+        self.heartbeat_s = heartbeat_s
+        self.owner = (os.getpid(), this_host())
         self.workers: list[dict] | None = None  # what each Ray actor did (the transformers backend)
         self.progress.start(done)
 
@@ -263,26 +345,90 @@ class JobRun:
         if final:
             self.pending_per_shard[work.shard] -= 1
             if not self.pending_per_shard[work.shard]:
+                self.due.add((work.shard, work.pass_))
                 self.save_now()
-                self.finish_shard(work.shard, work.pass_)
 
     def save_soon(self, row: dict) -> None:
         """Commit at the end of this turn of the event loop: outcomes that ended together share one transaction.
         A kill before that commit is a kill while the request was in flight: the record is sent again on resume,
         and never recorded twice."""
         self.unsaved.append(row)
-        if len(self.unsaved) == 1:
+        if not self.save_due:
+            self.save_due = True
             asyncio.get_running_loop().call_soon(self.save_now)
 
-    def save_now(self) -> None:
+    def save_now(self) -> bool:
+        """Commit what is unsaved, then write the shards whose records have all ended. A write the store refuses
+        keeps its rows (in order) and is tried again after a backoff; sends wait meanwhile, and past the store's
+        patience the job stops. Returns whether everything is committed and written."""
+        self.save_due = False
         if self.unsaved:
             rows, self.unsaved = self.unsaved, []
-            store_jobs.save_outcomes(self.db, self.job_id, rows)
+            try:
+                store_jobs.save_outcomes(self.db, self.job_id, rows)
+            except exc.DBAPIError as error:
+                self.unsaved[:0] = rows
+                self._store_refused(error)
+                return False
+        if not self._write_due_shards():
+            return False
+        self.trouble.recovered()
+        if self.store_ok is not None:
+            self.store_ok.set()
+        return True
+
+    def _store_refused(self, error: exc.DBAPIError) -> None:
+        self.db.connection.rollback()  # a connection the server dropped reconnects on its next statement
+        wait_s = self.trouble.failed(error)
+        if self.trouble.gave_up:
+            self.failure = self.failure or self._store_gone()
+            if self.store_ok is not None:
+                self.store_ok.set()  # let the sends see the failure and stop
+            return
+        if self.store_ok is not None:
+            self.store_ok.clear()
+        if not self.save_due:
+            self.save_due = True
+            asyncio.get_running_loop().call_later(wait_s, self.save_now)
+
+    def _store_gone(self) -> InputError:
+        why = store_failed(self.trouble.error, self.db_path)
+        return InputError("db", f"{why.reason.removesuffix(' (what was stored before is kept)')}: the store refused "
+                                f"the job's writes for {self.trouble.patience_s:g} s, so it stopped sending; "
+                                f"{len(self.unsaved)} outcomes that could not be saved will be sent again; "
+                                f"resume it with `batch resume {self.job_id}` when the store is back")
+
+    def _write_due_shards(self) -> bool:
+        """Write the output files of each shard whose records have all ended, once the store holds every one of
+        its outcomes (never before: a file once named is kept)."""
+        for shard, pass_ in sorted(self.due):
+            try:
+                if store_jobs.shard_pending(self.db, self.job_id, shard):
+                    self.due.discard((shard, pass_))  # the store says otherwise (another process sends some of
+                    continue  # them): the run's end, or a resume, writes it once the store holds them all
+                self.finish_shard(shard, pass_)
+            except exc.DBAPIError as error:
+                self._store_refused(error)
+                return False
+            except OSError as error:
+                self.failure = self.failure or _unwritable(self.out_dir, error)
+                return False
+            self.due.discard((shard, pass_))
+        return True
 
     def finish_shard(self, shard: int, pass_: int) -> None:
         files = write_shard(self.db, self.job_id, self.out_dir, shard, pass_)
         previous = next((s["files"] for s in store_jobs.shards(self.db, self.job_id) if s["shard"] == shard), [])
         store_jobs.set_shard(self.db, self.job_id, shard, "written", sorted(set(previous) | set(files)))
+
+    async def wait_for_store(self) -> None:
+        """Before a send: while the store refuses writes, wait (an outcome that cannot be saved would be paid for
+        again on resume)."""
+        if self.store_ok is not None:
+            await self.store_ok.wait()
+
+    def stop_reason(self, control: dict[str, str | None]) -> str | None:
+        return "error" if self.failure else control["stop"] or self.sampled()
 
     # -- the run ---------------------------------------------------------------------------------------------------
     def works(self) -> Iterator[Work]:
@@ -316,7 +462,10 @@ class JobRun:
 
     def run(self) -> dict[str, Any]:
         self.check_input()
-        store_jobs.claim_job(self.db, self.job_id, os.getpid(), is_alive=_pid_alive)
+        check_writable(self.out_dir)
+        store_jobs.claim_job(self.db, self.job_id, self.owner[0], host=self.owner[1], heartbeat_s=self.heartbeat_s,
+                             is_alive=job_alive)
+        set_lock_wait(self.db, LOCK_WAIT_S)
         status = "failed"
         try:
             if self.reopen_failed:  # only now: a job another process runs was refused above, its records untouched
@@ -325,6 +474,9 @@ class JobRun:
             works = self.works()
             self.write_finished_shards()
             stopped = asyncio.run(self._run(works))
+            if self.failure:
+                raise self.failure
+            self.write_finished_shards()  # any shard a retry pass left unwritten (its records ended elsewhere)
             status = {"pause": "paused", "cancel": "cancelled", "max_cost": "stopped_max_cost",
                       "sample": "paused"}.get(stopped, "done")
         except KeyboardInterrupt:
@@ -342,31 +494,77 @@ class JobRun:
         for shard in store_jobs.shards(self.db, self.job_id):
             if not shard["pending"] and shard["status"] != "written":
                 for pass_ in store_jobs.shard_passes(self.db, self.job_id, shard["shard"]):
-                    self.finish_shard(shard["shard"], pass_)
+                    try:
+                        self.finish_shard(shard["shard"], pass_)
+                    except OSError as error:
+                        raise _unwritable(self.out_dir, error) from None
 
     async def _run(self, works: Iterator[Work]) -> str | None:
         control: dict[str, str | None] = {"stop": None}
+        self.store_ok = asyncio.Event()
+        self.store_ok.set()
         beat = asyncio.create_task(self._heartbeat(control))
         try:
             executor = _executor(self.config)
-            return await executor(self, works, should_stop=lambda: control["stop"] or self.sampled())
+            stopped = await executor(self, works, should_stop=lambda: self.stop_reason(control))
         finally:
             beat.cancel()
-            self.save_now()
+            await self._save_all()
+        if control["stop"] == store_jobs.LOST:
+            self.failure = self.failure or self._taken_over()
+        return stopped
+
+    async def _save_all(self) -> None:
+        """The last commit: retried with backoff until it is in or the store's patience is spent."""
+        while not self.save_now() and not self.failure:
+            first, longest = STORE_RETRY_S
+            await asyncio.sleep(min(first * 2 ** self.trouble.tries, longest))
 
     async def _heartbeat(self, control: dict[str, str | None]) -> None:
+        """Beat, and read the control asked for, every ``heartbeat_s``. A beat the store refuses is tried again at
+        the next; it counts toward the store's patience as a refused save does."""
         while True:
-            control["stop"] = store_jobs.heartbeat(self.db, self.job_id, self.active_s()) or control["stop"]
+            try:
+                answer = store_jobs.heartbeat(self.db, self.job_id, self.active_s(), owner=self.owner)
+            except exc.DBAPIError as error:
+                self.db.connection.rollback()
+                self.trouble.failed(error)
+                if self.trouble.gave_up:
+                    self.failure = self.failure or self._store_gone()
+                    self.store_ok.set()
+            else:
+                control["stop"] = answer or control["stop"]
+                if not self.unsaved and not self.due:
+                    self.trouble.recovered()
             self.progress.tick(self.spent_now())
-            await asyncio.sleep(HEARTBEAT_S)
+            await asyncio.sleep(self.heartbeat_s)
+
+    def _taken_over(self) -> InputError:
+        try:
+            job = store_jobs.get_job(self.db, self.job_id)
+            who = f"process {job['pid']} on {job['host']}"
+        except exc.DBAPIError:
+            who = "another process"
+        return InputError("job_id", f"{self.job_id} was taken over by {who} (this process's heartbeat was taken "
+                                    "for stale); this process stopped sending and left the job to it")
 
     def finish(self, status: str) -> None:
+        """Note how the run ended, unless the job is no longer this process's, or the store is gone (the job then
+        shows as interrupted once this process has exited, and resumes)."""
+        self.progress.close()
+        if self.trouble.gave_up:
+            return
         actual = actual_of(self.db, self.job_id, self.pricing, self.active_s(), status)
         if self.workers is not None:
             actual["workers"] = self.workers
-        store_jobs.set_job(self.db, self.job_id, status=status, control=None, pid=None, active_s=self.active_s(),
-                           actual=actual)
+        store_jobs.set_job(self.db, self.job_id, owner=self.owner, status=status, control=None, pid=None,
+                           active_s=self.active_s(), actual=actual)
         self.progress.close(self.spent_now())
+
+
+def _unwritable(out_dir: Path, error: OSError) -> InputError:
+    return InputError("out", f"{out_dir}: cannot write an output file ({error.strerror or error}); every outcome "
+                             "so far is stored: make room, then resume the job")
 
 
 def _executor(config: JobConfig):
@@ -382,12 +580,14 @@ def _executor(config: JobConfig):
 
 
 async def run_local(job: JobRun, works: Iterator[Work], *, should_stop: Callable[[], str | None]) -> str | None:
+    room_for_connections(job.config.concurrency)  # a resume may run where the limit is lower than at the start
     client = HttpClient(job.config.base_url, read_timeout=job.config.read_timeout_s)
     headers = {**HEADERS, **job.config.auth_headers()}  # read at start; never stored
     try:
         return await drive(works, send=lambda w: send_record(client, w.record, w.n_in_est, headers),
                            concurrency=job.config.concurrency, max_attempts=job.config.max_attempts,
-                           admit=job.admit, on_attempt=job.on_attempt, should_stop=should_stop)
+                           admit=job.admit, on_attempt=job.on_attempt, should_stop=should_stop,
+                           hold=job.wait_for_store)
     finally:
         await client.close()
 
@@ -419,10 +619,13 @@ def _over_asked_warnings(over: dict[str, Any]) -> list[str]:
 
 
 def run_job(job_id: str, *, db_path: str | Path | None = None, progress: Callable[[dict], None] | None = None,
-            max_cost: float | None = None, reopen_failed: bool = False) -> dict[str, Any]:
+            max_cost: float | None = None, reopen_failed: bool = False, store_patience_s: float = STORE_PATIENCE_S,
+            heartbeat_s: float = HEARTBEAT_S) -> dict[str, Any]:
     """Run (or resume) a job until every record is done, or it is paused, cancelled or stopped by the cost cap;
-    ``reopen_failed`` sends its failed records again first (``retry_failed``)."""
-    run = JobRun(job_id, db_path=db_path, progress=progress, max_cost=max_cost, reopen_failed=reopen_failed)
+    ``reopen_failed`` sends its failed records again first (``retry_failed``). A store that refuses its writes for
+    ``store_patience_s`` stops it (``InputError("db")``), resumable."""
+    run = JobRun(job_id, db_path=db_path, progress=progress, max_cost=max_cost, reopen_failed=reopen_failed,
+                 store_patience_s=store_patience_s, heartbeat_s=heartbeat_s)
     try:
         return run.run()
     finally:
@@ -494,8 +697,9 @@ def job_status(job_id: str, *, db_path: str | Path | None = None, db=None) -> di
 
 
 def _live_status(job: dict[str, Any]) -> str:
-    """A job noted as running whose process is gone (killed) is ``interrupted``: resume it."""
-    if job["status"] == "running" and not (job["pid"] and _pid_alive(job["pid"])):
+    """A job noted as running whose process is gone (killed, or silent past its heartbeat) is ``interrupted``:
+    resume it."""
+    if job["status"] == "running" and not job_alive(job):
         return "interrupted"
     return job["status"]
 

@@ -11,9 +11,11 @@ connection) has ``response: null``.
 Why write from the store at the end of a shard rather than append as records finish: the store is the one truth
 (each record is committed as it completes), so a file can always be rebuilt from it and no reconciliation is needed;
 the file is written to a temporary name, fsynced, and hard-linked to its final name, which is atomic and fails if
-the name exists, so a kill can never leave half a line under an output name, and a file is never overwritten. A
-kill between the link and the store noting it is harmless: on resume the same rows give the same bytes, and the
-existing file is kept.
+the name exists, so a kill can never leave half a line under an output name. A kill between the link and the store
+noting it is harmless: on resume the same rows give the same bytes, and the existing file is kept. A shard is
+written only once the store holds every one of its outcomes; an existing file that lacks some of the lines the
+store now gives (written by a version that named a shard before all of it was committed) is replaced, atomically.
+A write that fails (a full disk) removes its temporary file and raises.
 
 Names: ``shard-00003.jsonl`` / ``shard-00003.errors.jsonl`` for the job's run; ``shard-00003.retry-1.jsonl`` /
 ``shard-00003.retry-1.errors.jsonl`` for the records the first ``retry-failed`` sent again. A record is in exactly
@@ -28,6 +30,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from infercost.errors import InputError
 from infercost.store import Row, Store
 from infercost.store import jobs as store_jobs
 
@@ -57,6 +60,20 @@ def _error_code(row: Row | dict[str, Any], body: Any, http_error: bool) -> str:
         code = server.get("code") if isinstance(server, dict) else None
         return code if isinstance(code, str) and code else f"http_{row['status_code']}"
     return (row["reason"] or "failed").split(":", 1)[0]
+
+
+def check_writable(out_dir: Path | str) -> None:
+    """Before anything is sent: the output directory exists (it is made) and takes a file, so no money is spent on
+    records whose outputs could not be written. InputError("out") names why not."""
+    out_dir = Path(out_dir)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        probe = out_dir / f".write-test-{os.getpid()}.tmp"
+        with open(probe, "w", encoding="utf-8") as stream:
+            stream.write("ok\n")
+        probe.unlink()
+    except OSError as error:
+        raise InputError("out", f"{out_dir}: cannot write output files there ({error.strerror or error})") from None
 
 
 def write_shard(db: Store, job_id: str, out_dir: Path, shard: int, pass_: int) -> list[str]:
@@ -94,17 +111,32 @@ class _Atomic:
         self.lines += 1
 
     def __exit__(self, kind: Any, value: Any, tb: Any) -> None:
-        self.stream.flush()
-        os.fsync(self.stream.fileno())
-        self.stream.close()
         try:
+            if kind is None:
+                self.stream.flush()
+                os.fsync(self.stream.fileno())
+            self.stream.close()
             if kind is None and self.lines:
-                with contextlib.suppress(FileExistsError):
-                    os.link(self.tmp, self.path)
+                self._publish()
                 self.published = True
                 _fsync_dir(self.path.parent)
         finally:
+            if not self.stream.closed:  # a flush that failed (a full disk) fails again in close(): it is let go
+                with contextlib.suppress(OSError):
+                    self.stream.close()
             self.tmp.unlink(missing_ok=True)
+
+    def _publish(self) -> None:
+        try:
+            os.link(self.tmp, self.path)
+        except FileExistsError:
+            if not _lines(self.tmp) <= _lines(self.path):
+                os.replace(self.tmp, self.path)
+
+
+def _lines(path: Path) -> set[bytes]:
+    with open(path, "rb") as stream:
+        return set(stream)
 
 
 def _fsync_dir(path: Path) -> None:

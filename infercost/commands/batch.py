@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from infercost import batch
@@ -106,16 +107,17 @@ def run_command(args: argparse.Namespace) -> dict[str, Any]:
         print("\n" + render_budget(sampled, created["job_id"]), file=sys.stderr)
     if args.budget_only:
         return batch.job_status(created["job_id"], db_path=args.db)
-    return _finished(batch.run_job(created["job_id"], db_path=args.db, progress=_progress(args)))
+    return _finished(lambda: batch.run_job(created["job_id"], db_path=args.db, progress=_progress(args)))
 
 
 def resume_command(args: argparse.Namespace) -> dict[str, Any]:
-    return _finished(batch.run_job(args.job_id, db_path=args.db, progress=_progress(args), max_cost=args.max_cost))
+    return _finished(lambda: batch.run_job(args.job_id, db_path=args.db, progress=_progress(args),
+                                           max_cost=args.max_cost))
 
 
 def retry_command(args: argparse.Namespace) -> dict[str, Any]:
-    return _finished(batch.retry_failed(args.job_id, db_path=args.db, progress=_progress(args),
-                                        max_cost=args.max_cost))
+    return _finished(lambda: batch.retry_failed(args.job_id, db_path=args.db, progress=_progress(args),
+                                                max_cost=args.max_cost))
 
 
 def status_command(args: argparse.Namespace) -> dict[str, Any]:
@@ -126,9 +128,12 @@ def list_command(args: argparse.Namespace) -> list[dict[str, Any]]:
     return batch.list_jobs(db_path=args.db)
 
 
-def _finished(status: dict[str, Any]) -> dict[str, Any]:
-    sys.stderr.write("\n")
-    return status
+def _finished(run: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """Run the job; the progress bar's line ends however it stops, so an error is a line of its own."""
+    try:
+        return run()
+    finally:
+        sys.stderr.write("\n")
 
 
 def render_budget(budget: dict[str, Any], job_id: str) -> str:

@@ -2,11 +2,14 @@
 
 Why not httpx or aiohttp: a benchmark client must never be the bottleneck. Here each socket read costs one
 ``perf_counter()``, a copy of the bytes read and de-chunking; nothing is decoded or parsed until the response is
-complete. Reads go into one preallocated 256 KiB buffer per connection (``BufferedProtocol``): a plain
-``Protocol`` makes asyncio allocate 256 KiB for every ``recv``, which costs more than everything else per chunk.
-Connections are kept alive and pooled (as many as there are requests in flight), and a stalled server is
-detected by an idle timeout instead of hanging the sweep; a server that keeps sending without ever finishing (SSE
-comments, headers that never end) meets the request's total deadline, and one that sends more than a response
+complete. Reads go into one preallocated 256 KiB buffer per connection (``BufferedProtocol``): a plain ``Protocol``
+makes asyncio allocate 256 KiB for every ``recv``, which costs more than everything else per chunk. Connections are
+kept alive and pooled (as many as there are requests in flight), and a stalled server is detected by an idle timeout
+instead of hanging the sweep. A request is never sent twice behind the caller's back: a pooled connection the server
+has closed is noticed before the request is written (its socket is readable: the server's FIN or stray bytes) and a
+fresh one is taken; once a request's bytes have left this process, a dropped connection is the caller's failure to
+count and retry (a POST the server read may have been billed). A server that keeps sending without ever finishing
+(SSE comments, headers that never end) meets the request's total deadline, and one that sends more than a response
 could need meets a byte cap. A server that breaks HTTP (a status line that is not one, a chunk size that is not
 hexadecimal) ends that request with ``bad_response: ...``: never an exception out of an asyncio callback.
 """
@@ -14,6 +17,8 @@ hexadecimal) ends that request with ``bad_response: ...``: never an exception ou
 from __future__ import annotations
 
 import asyncio
+import resource
+import select
 import ssl
 import time
 from collections.abc import Callable
@@ -27,6 +32,24 @@ Sink = Callable[[float, bytes], None]
 MAX_HEAD_BYTES = 64 * 1024  # a response's status line and headers
 MAX_CHUNK_LINE_BYTES = 4096  # a chunk-size line with its extensions
 DEFAULT_MAX_BODY_BYTES = 256 << 20
+
+
+FILES_BESIDE_CONNECTIONS = 64  # descriptors a process needs besides its connections: stdio, the store, files, the loop
+
+
+def make_room_for(connections: int) -> None:
+    """Let this process open ``connections`` sockets at once: raise its soft limit on open files (``ulimit -n``)
+    towards the hard one if it is short. ValueError, saying what would fit, when even the hard limit is."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    need = connections + FILES_BESIDE_CONNECTIONS
+    if soft == resource.RLIM_INFINITY or need <= soft:
+        return
+    if hard == resource.RLIM_INFINITY or need <= hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (need, hard))
+        return
+    fits = max(0, hard - FILES_BESIDE_CONNECTIONS)
+    raise ValueError(f"{connections} connections need about {need} open files, but this process may open {hard} "
+                     f"(ulimit -n): use {fits} or fewer, or raise the limit")
 
 
 class ProtocolError(ValueError):
@@ -64,6 +87,7 @@ class _Connection(asyncio.BufferedProtocol):
         self.done: asyncio.Future | None = None
         self.last_arrival = 0.0
         self.reusable = False
+        self.unsent = False  # the last request's write failed at once: not one byte of it left this process
         self._sink: Sink | None = None
         self._received = 0  # body bytes of this response so far
         self._max_body = DEFAULT_MAX_BODY_BYTES
@@ -151,7 +175,23 @@ class _Connection(asyncio.BufferedProtocol):
         self.response = Response(t0=_clock())
         self.last_arrival = self.response.t0
         self.transport.write(request)  # type: ignore[union-attr]
+        # A transport closing right after write() was closed before it (write() then does nothing) or its first
+        # send() failed (nothing is handed to the kernel before a send succeeds): the server got none of it.
+        self.unsent = self.transport.is_closing()  # type: ignore[union-attr]
         return self.response
+
+    def idle_and_open(self) -> bool:
+        """Whether this pooled connection can take a request: open, and nothing to read. An idle keep-alive
+        socket that is readable holds the server's FIN (it closed the connection, and the event loop has not
+        seen it yet) or bytes nobody asked for; writing a request there could lose it after the server read it."""
+        if self.closed or self.transport is None or self.transport.is_closing():
+            return False
+        sock = self.transport.get_extra_info("socket")
+        if sock is None:
+            return True
+        poller = select.poll()  # not select(): it cannot take descriptors over 1023
+        poller.register(sock.fileno(), select.POLLIN)
+        return not poller.poll(0)
 
     def _parse_head(self, head: bytes) -> None:
         lines = head.decode("latin-1").split("\r\n")
@@ -273,8 +313,10 @@ class HttpClient:
     async def _acquire(self) -> _Connection:
         while self._idle:
             conn = self._idle.pop()
-            if not conn.closed and not conn.transport.is_closing():
+            if conn.idle_and_open():
                 return conn
+            if conn.transport is not None:
+                conn.transport.close()
         return await self._connect()
 
     async def preconnect(self, count: int) -> None:
@@ -302,18 +344,18 @@ class HttpClient:
         """
         raw = self._encode(method, path, body, headers or {})
         total = total_timeout or self.total_timeout
-        for attempt in (0, 1):
-            fresh = not self._idle
+        for _ in (0, 1):  # a second time only for a request that provably never left this process
             try:
                 conn = await self._acquire()
             except (TimeoutError, OSError) as error:
                 return Response(t0=_clock(), error=f"connect: {error or type(error).__name__}")
             response = conn.start(raw, sink, max_body)
-            await self._wait(conn, total)
-            stale = response.error and response.error.startswith("dropped") and not response.segments \
-                and response.status == 0 and not fresh
-            if not stale or attempt:
-                break  # a reused keep-alive connection the server had closed: retry once on a new one
+            if not conn.unsent:
+                break
+            conn.transport.close()  # type: ignore[union-attr]
+        else:
+            return Response(t0=response.t0, error="connect: the connection closed before the request was written")
+        await self._wait(conn, total)
         if response.complete and conn.reusable and not conn.closed:
             conn.response = None
             self._idle.append(conn)

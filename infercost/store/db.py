@@ -155,6 +155,16 @@ class Store:
         self.engine.dispose()
 
 
+def set_lock_wait(db: Store, seconds: float) -> None:
+    """How long this store's statements wait for another writer's lock before failing (SQLite's busy timeout,
+    PostgreSQL's ``lock_timeout``), for a caller that retries on its own rather than block for the default."""
+    milliseconds = max(1, int(seconds * 1000))
+    if db.dialect == "sqlite":
+        db.execute(f"PRAGMA busy_timeout = {milliseconds}")
+    else:
+        db.execute(f"SET lock_timeout = {milliseconds}")
+
+
 def upsert(dialect: str, table: Table) -> Any:
     """An INSERT for engine ``dialect`` (``db.dialect``) that can take ``.on_conflict_do_nothing()`` /
     ``.on_conflict_do_update()``: both engines have ``INSERT ... ON CONFLICT``, each in its own SQLAlchemy module."""

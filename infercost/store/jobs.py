@@ -8,19 +8,19 @@ state (0: the job's run, k: its k-th ``retry-failed``), which names the output f
 from __future__ import annotations
 
 import json
-import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import bindparam, exc, func, select, update
+from sqlalchemy import Float, bindparam, cast, exc, func, select, update
 
 from infercost.errors import InputError
 from infercost.store.db import Row, Store, storable_text
 from infercost.store.schema import batch_jobs, batch_records, batch_shards
 
 PENDING, OK, FAILED = "pending", "ok", "failed"
+LOST = "lost"  # what ``heartbeat`` answers a process whose job another process has claimed since
 RECORD_COLUMNS = ("job_id", "idx", "shard", "custom_id", "state", "n_in_est", "max_out")
 _DEFAULTS = {"usage_reported": 0, "cost": 0.0}
 OUTCOME_COLUMNS = ("state", "attempts", "reason", "n_in", "n_out", "usage_reported", "cost", "latency_ms",
@@ -86,9 +86,22 @@ def _job_dict(row: Row) -> dict[str, Any]:
     return job
 
 
+def store_clock(db: Store) -> Any:
+    """Now, in epoch seconds, by the store's clock: heartbeats are written and aged by one clock, so processes on
+    hosts whose clocks differ agree on how old a beat is (SQLite's clock is its host's)."""
+    if db.dialect == "postgresql":
+        return cast(func.extract("epoch", func.clock_timestamp()), Float)
+    return (func.julianday("now") - 2440587.5) * 86400.0
+
+
+def _jobs_query(db: Store) -> Any:
+    """Every column of the jobs, and ``heartbeat_age_s``: seconds since the last beat (None: never beat)."""
+    return select(batch_jobs, (store_clock(db) - batch_jobs.c.heartbeat_at).label("heartbeat_age_s"))
+
+
 def get_job(db: Store, job_id: str) -> dict[str, Any]:
     """The job; an unknown id is an InputError naming it."""
-    row = db.execute(select(batch_jobs).where(batch_jobs.c.id == job_id)).fetchone()
+    row = db.execute(_jobs_query(db).where(batch_jobs.c.id == job_id)).fetchone()
     if row is None:
         raise InputError("job_id", f"no batch job {job_id!r}; `python -m infercost batch list` shows them")
     return _job_dict(row)
@@ -96,7 +109,7 @@ def get_job(db: Store, job_id: str) -> dict[str, Any]:
 
 def list_jobs(db: Store) -> list[dict[str, Any]]:
     """Newest first, with record counts by state."""
-    rows = db.execute(select(batch_jobs).order_by(batch_jobs.c.created_at.desc(), batch_jobs.c.id.desc()))
+    rows = db.execute(_jobs_query(db).order_by(batch_jobs.c.created_at.desc(), batch_jobs.c.id.desc()))
     return [{**_job_dict(row), **record_counts(db, row["id"])} for row in rows]
 
 
@@ -127,34 +140,52 @@ def totals(db: Store, job_id: str) -> dict[str, Any]:
     return {key: row[key] or 0 for key in row.keys()}
 
 
-def set_job(db: Store, job_id: str, **fields: Any) -> None:
-    """Update columns of the job (``config``, ``budget``, ``actual`` as dicts)."""
+def set_job(db: Store, job_id: str, *, owner: tuple[int, str | None] | None = None, **fields: Any) -> bool:
+    """Update columns of the job (``config``, ``budget``, ``actual`` as dicts). With ``owner`` (pid, host), only
+    while that process still holds the job's claim; returns whether the job was updated."""
     for key in ("config", "budget", "actual"):
         if key in fields and fields[key] is not None:
             fields[key] = json.dumps(fields[key])
     with db:
-        db.execute(update(batch_jobs).where(batch_jobs.c.id == job_id).values(**fields))
+        return db.execute(_owned(update(batch_jobs).where(batch_jobs.c.id == job_id), owner)
+                          .values(**fields)).rowcount > 0
 
 
-def claim_job(db: Store, job_id: str, pid: int, *, is_alive) -> None:
-    """Mark the job running in process ``pid``; refused while another live process runs it (``is_alive(pid)``).
+def _owned(statement: Any, owner: tuple[int, str | None] | None) -> Any:
+    if owner is None:
+        return statement
+    pid, host = owner
+    return statement.where(batch_jobs.c.pid == pid, batch_jobs.c.host.is_(None) if host is None
+                           else batch_jobs.c.host == host)
+
+
+def claim_job(db: Store, job_id: str, pid: int, *, is_alive: Callable[[dict[str, Any]], bool],
+              host: str | None = None, heartbeat_s: float | None = None) -> None:
+    """Mark the job running in process ``pid`` on ``host``, beating every ``heartbeat_s``; refused while another
+    process that ``is_alive(job)`` runs it (the job as ``get_job`` gives it: ``pid``, ``host``,
+    ``heartbeat_age_s``, ``heartbeat_s``).
 
     The job's row is locked before it is read (``BEGIN IMMEDIATE`` on SQLite, ``SELECT ... FOR UPDATE`` on
     PostgreSQL), so two processes resuming at once cannot both claim it."""
     with db:
-        row = db.execute(select(batch_jobs.c.status, batch_jobs.c.pid).where(batch_jobs.c.id == job_id)
-                         .with_for_update()).fetchone()
-        if row["status"] == "running" and row["pid"] and row["pid"] != pid and is_alive(row["pid"]):
-            raise InputError("job_id", f"{job_id} is running in process {row['pid']}; pause or cancel it first")
+        row = db.execute(_jobs_query(db).where(batch_jobs.c.id == job_id).with_for_update(of=batch_jobs)).fetchone()
+        job = _job_dict(row)
+        if job["status"] == "running" and job["pid"] and (job["pid"], job["host"]) != (pid, host) and is_alive(job):
+            where = f" on {job['host']}" if job["host"] else ""
+            raise InputError("job_id", f"{job_id} is running in process {job['pid']}{where}; pause or cancel it "
+                                       "first")
         db.execute(update(batch_jobs).where(batch_jobs.c.id == job_id)
-                   .values(status="running", control=None, pid=pid, heartbeat_at=time.time()))
+                   .values(status="running", control=None, pid=pid, host=host, heartbeat_s=heartbeat_s,
+                           heartbeat_at=store_clock(db)))
 
 
-def heartbeat(db: Store, job_id: str, active_s: float) -> str | None:
-    """Record that the job is alive and how long it has been sending; return the control asked for (pause/cancel)."""
+def heartbeat(db: Store, job_id: str, active_s: float, *, owner: tuple[int, str | None] | None = None) -> str | None:
+    """Record that the job is alive and how long it has been sending; return the control asked for (pause/cancel),
+    or ``LOST`` when ``owner`` (pid, host) no longer holds the job: another process took it over."""
     with db:
-        db.execute(update(batch_jobs).where(batch_jobs.c.id == job_id)
-                   .values(heartbeat_at=time.time(), active_s=active_s))
+        beat = _owned(update(batch_jobs).where(batch_jobs.c.id == job_id), owner)
+        if not db.execute(beat.values(heartbeat_at=store_clock(db), active_s=active_s)).rowcount:
+            return LOST
     row = db.execute(select(batch_jobs.c.control).where(batch_jobs.c.id == job_id)).fetchone()
     return row["control"] if row else None
 
@@ -198,6 +229,13 @@ def save_outcomes(db: Store, job_id: str, outcomes: Iterable[dict[str, Any]]) ->
              **{f"v_{name}": storable_text(o.get(name, _DEFAULTS.get(name))) for name in OUTCOME_COLUMNS}}
             for o in outcomes
         ])
+
+
+def shard_pending(db: Store, job_id: str, shard: int) -> int:
+    """How many records of the shard the store still holds as pending (a shard is written only at zero)."""
+    r = batch_records.c
+    query = select(func.count()).where(r.job_id == job_id, r.shard == shard, r.state == PENDING)
+    return int(db.execute(query).scalar())
 
 
 def shards(db: Store, job_id: str) -> list[dict[str, Any]]:

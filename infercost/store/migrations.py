@@ -31,7 +31,7 @@ ALEMBIC_DIR = Path(__file__).with_name("alembic")
 VERSION_DIRS: list[Path] = [ALEMBIC_DIR / "versions"]
 # The newest revision in ``versions/``, so that the usual open (nothing to migrate) need not import Alembic, a
 # quarter of a second per command; a new revision updates it (tests/store/test_migrations.py checks it).
-LATEST = "m005_batch_jobs"
+LATEST = "m006_batch_job_host"
 _LOCK_KEY = 0x1F_C0_57  # pg_advisory_xact_lock key: one number that no other lock of this database uses
 
 

@@ -111,8 +111,10 @@ batch_jobs = Table(
     Column("budget", Text, nullable=False),
     Column("actual", Text),
     Column("pid", Integer),
-    Column("heartbeat_at", Real),
+    Column("heartbeat_at", Real),  # the store's clock (epoch seconds) at the last beat
     Column("active_s", Real, nullable=False, server_default=text("0")),
+    Column("host", Text),  # the host (and pid namespace) of the process running it, where ``pid`` means something
+    Column("heartbeat_s", Real),  # how often that process beats: its job is alive while a beat is this fresh × 3
 )
 
 batch_shards = Table(
