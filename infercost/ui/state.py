@@ -102,17 +102,16 @@ def is_kept_widget(key: str) -> bool:
 def keep_widget_state(state: MutableMapping[str, Any]) -> None:
     """Streamlit forgets a widget's value when its page is not shown; this keeps what a person set across pages.
 
-    Profile fields are re-assigned (that makes them plain session values, which Streamlit never drops). Other kept
-    widgets get a permanent copy, refreshed from the widget while it is shown and written back on every run: a value
-    set in the same run is what the browser is told to show, so a widget that comes back shows the kept value (one
-    restored a run earlier lives only on the server, and the browser draws the widget's default).
+    Profile fields and kept widgets get a permanent copy, refreshed from the state while it has them and written
+    back on every run: a value set in the same run is what the browser is told to show, so a widget that comes back
+    shows the kept value (one restored a run earlier lives only on the server, and the browser draws the widget's
+    default). Re-assigning a profile field alone is not enough: a page that refreshes a fragment on a timer
+    (Benchmark, Batch jobs) ends runs in which this function does not run, and Streamlit then drops a value stored
+    under the key of a widget that is not on the page, so the copy is what brings the workload back.
     Call at the top of every run, before any widget.
     """
-    for key in PERSISTENT_KEYS:
-        if key in state:
-            state[key] = state[key]
     kept: dict[str, Any] = state.setdefault(KEPT_COPY, {})
-    for key in [key for key in state if isinstance(key, str) and is_kept_widget(key)]:
+    for key in [key for key in state if isinstance(key, str) and (key in PERSISTENT_KEYS or is_kept_widget(key))]:
         kept[key] = state[key]
     for key, value in kept.items():
         state[key] = value
