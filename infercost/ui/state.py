@@ -55,7 +55,7 @@ KEPT_WIDGET_KEYS = frozenset({
     "bench_window_s",
     # the batch form
     "base_url", "model", "concurrency", "backend", "executor", "address", "actors", "gpus",
-    "scenario_name", "scenario_notes",
+    "scenario_notes",
 })  # fmt: skip
 KEPT_WIDGET_PREFIXES = ("cmp_", "bill_", "gpu_price_", "gpu_offer_")
 NOT_RESTORABLE = frozenset({"cmp_add", "bill_table"})  # buttons and tables under a kept prefix

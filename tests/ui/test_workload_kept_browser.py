@@ -27,3 +27,19 @@ def test_the_workload_survives_a_visit_to_a_page_that_refreshes_itself(page, det
     go_to(page, "Workload and bill")
     expect(page.get_by_label("Calls per day", exact=True)).to_have_value("250000")
     expect(page.get_by_label("Output tokens per call", exact=True)).to_have_value("333")
+
+
+def test_a_report_downloaded_under_a_scenario_name_is_titled_with_it(page):
+    from tests.ui.test_glue_browser import settle
+
+    page.get_by_text("Cheapest API per month").wait_for(timeout=WAIT_MS)
+    go_to(page, "Scenarios")
+    name = page.get_by_label("Scenario name")
+    name.fill("support-bot-zh-250k")
+    name.press("Enter")
+    settle(page)
+    with page.expect_download() as download:
+        page.get_by_test_id("stDownloadButton").filter(has_text="Report (markdown)").first.click()
+    report = open(download.value.path(), encoding="utf-8").read()
+    assert "Scenario: support-bot-zh-250k" in report
+    assert "my-workload" not in report
