@@ -162,6 +162,10 @@ def corpus_in_use(state: MutableMapping[str, Any]) -> dict[str, Any] | None:
 
 
 def corpus_note(corpus: dict[str, Any]) -> str:
+    if corpus.get("file") is None:  # counts that came back with a scenario or a link: the file is not known here
+        return ("Prompt lengths are per-tokenizer means carried in with the scenario or link: each model is billed "
+                f"on its own tokenizer's mean ({len(corpus['prompt_tokens_by_tokenizer'])} tokenizers counted). "
+                "Change the prompt length to describe prompts yourself.")
     return (f"Prompt lengths come from the corpus **{corpus['file']}** ({corpus['records']:,} records, field "
             f"`{corpus['field']}`): each model is billed on the mean its own tokenizer counts; "
             f"{corpus['prompt_tokens']:,} tokens is the mean with {corpus['tokenizer']}. "
@@ -176,7 +180,7 @@ def workload_summary(state: MutableMapping[str, Any]) -> str:
         language = LANGUAGE_NAMES.get(state["language"], state["language"])
         prompt = f"{state['prompt_chars']:,} prompt characters ({language}, counted per model)"
     elif (corpus := corpus_in_use(state)) is not None:
-        prompt = f"prompts from the corpus {corpus['file']} (each model's own mean)"
+        prompt = f"prompts from the corpus {corpus['file'] or 'of the scenario'} (each model's own mean)"
     else:
         prompt = f"{state['prompt_tokens']:,} prompt tokens"
     return (f"{state['calls_per_day']:,} calls/day · {prompt} + {state['output_tokens']:,} output tokens "
