@@ -11,11 +11,14 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from infercost.compare import (
+    Claim,
     band_prompt_samples,
     band_verdict,
     break_even_spans,
     break_even_table,
     claim_check,
+    claim_differences,
+    claim_sentence,
     options_table,
 )
 from infercost.costmodel.owned import OwnedHardware
@@ -58,6 +61,7 @@ st.title("Compare APIs and self-hosting")
 st.caption(f"Workload: {workload_summary(s)} — change it on *Workload and bill*.")
 
 MODES = list(SCALING_MODES)
+NOT_SAID = "(not said)"
 INCREMENTS = [1, 5, 15, 30, 60, 120, 180, 240, 360, 480, 720, 1440]
 with st.expander("Self-host settings: SLO and scaling", expanded=False):
     a, b, c, d, e = st.columns(5)
@@ -259,14 +263,28 @@ with movers:
                 show_table(tornado, hide_index=True, key="cmp_tornado_table")
 with claims:
     if claims.open:
-        a, b = st.columns(2)
-        claim = a.number_input("Vendor's claim (tokens/s)", 1.0, 1e7, 14_000.0, key="cmp_claim")
+        st.markdown("**The claim, as the vendor stated it** (leave a field empty or 0 where the vendor did not say)")
+        a, b, c = st.columns(3)
+        claim = a.number_input("Vendor's claim (tokens/s)", 1.0, 1e7, 14_000.0, key="cmp_claim",
+                               help="Output tokens per second, as the vendor wrote it: per user or in total is what "
+                                    "this check answers")  # fmt: skip
+        claim_model = b.text_input("Model it was measured on", key="cmp_claim_model", placeholder="e.g. llama-3.1-8b")
+        claim_gpu = c.selectbox("GPU", [NOT_SAID, *specs], key="cmp_claim_gpu")
+        d, e, f = st.columns(3)
+        stated = Claim(claim, claim_model, "" if claim_gpu == NOT_SAID else claim_gpu,
+                       int(d.number_input("GPUs per replica (0: not said)", 0, 1024, 0, key="cmp_claim_gpus")),
+                       int(e.number_input("Input tokens per request (0: not said)", 0, 10**7, 0, key="cmp_claim_input")),
+                       int(f.number_input("Output tokens per request (0: not said)", 0, 10**7, 0,
+                                          key="cmp_claim_output")))  # fmt: skip
         by_id = {p.id: p for p in profiles}
-        chosen = b.selectbox("Against", list(by_id), format_func=lambda i: by_id[i].name, key="cmp_claim_profile")
+        closest = sorted(by_id, key=lambda i: len(claim_differences(stated, by_id[i])))  # stable: ties keep order
+        chosen = st.selectbox("Against the profile", closest, format_func=lambda i: by_id[i].name,
+                              key="cmp_claim_profile", help="Profiles closest to what the claim names come first")
         if chosen:
             chosen_profile = by_id[chosen]
             check = claim_check(claim, chosen_profile)
             check = check.dropna(subset=["per_user_tokens_per_s", "aggregate_tokens_per_s"])
+            st.markdown(f"**{claim_sentence(stated, check, chosen_profile)}**")
             figure = px.line(check, x="aggregate_tokens_per_s", y="per_user_tokens_per_s", text="concurrency",
                              markers=True, log_x=True, log_y=True,
                              labels={"aggregate_tokens_per_s": "aggregate output tokens/s (one replica)",
