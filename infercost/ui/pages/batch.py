@@ -179,10 +179,16 @@ def stored_jobs() -> None:
     st.dataframe(pd.DataFrame(jobs), hide_index=True, key="jobs")
     ids = [job["job_id"] for job in jobs]
     current = st.session_state.get("batch_job")
-    chosen = st.selectbox("Follow job", ids, index=ids.index(current) if current in ids else 0, key="follow")
-    if chosen != current:
-        st.session_state["batch_job"] = chosen
+    if current in ids:  # the job just planned (or picked) is the one followed: the picker shows it, never an older one
+        st.session_state["follow"] = current
+    st.selectbox("Follow job", ids, key="follow", on_change=follow_picked)
+    if current not in ids:
+        follow_picked()
         st.rerun()
+
+
+def follow_picked() -> None:
+    st.session_state["batch_job"] = st.session_state["follow"]
 
 
 st.title("Batch jobs")
