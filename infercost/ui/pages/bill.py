@@ -25,7 +25,7 @@ from infercost.ui.cached import (
     throughput_profiles,
 )
 from infercost.ui.format import colour_map, cost_bars, fit_legend, options_shown, text_width_px
-from infercost.ui.setups import DEFAULT_SLO, offer_choice, offers_for, throughput_for_gpu
+from infercost.ui.setups import DEFAULT_SLO, offer_choice, offers_for, price_is_offers, throughput_for_gpu
 from infercost.ui.state import PROMPT_IN_CHARACTERS, editor_start, init_state, keep_edited, profile_document
 
 CUSTOM_PRICE, ROOFLINE, OWN_POINTS = "(custom price)", "Roofline estimate for a model", "My own measured points"
@@ -85,8 +85,12 @@ with st.expander(
     offer = choices.get(picked)
     price = c.number_input("Price per GPU-hour (US$)", min_value=0.01, max_value=1000.0,
                            value=float(offer.price_per_hour if offer else 2.5),
-                           key=f"gpu_price_{gpu}_{picked}")  # fmt: skip
-    if offer is not None:
+                           key=f"gpu_price_{gpu}_{picked}", help="The offer's price; type your own to replace it")
+    if offer is not None and not price_is_offers(price, offer):
+        st.caption(f"Your price, ${price:,.2f}/h, replaces the offer's (${offer.price_per_hour:,.2f}/h at "
+                   f"{offer.provider}): the bill names no offer.")
+        offer = None  # a typed price is not the offer's: the bill must not show the offer as its source
+    elif offer is not None:
         st.caption(f"Offer: [{offer.provider} {offer.kind}]({offer.source}) · as of {offer.as_of}")
     measured_here = throughput_for_gpu(gpu, profiles)
     sources = {f"{p.name} ({p.basis})": p for p in measured_here}

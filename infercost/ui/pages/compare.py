@@ -47,6 +47,7 @@ from infercost.ui.setups import (
     offer_choice,
     offers_for,
     owned_price,
+    price_is_offers,
     setup_spec,
 )
 from infercost.ui.state import init_state, profile_document, workload_summary
@@ -114,6 +115,8 @@ with st.expander("Add a self-host setup (rented or owned)"):
         offer = choices.get(picked)
         price = st.number_input("US$ per GPU-hour", 0.01, 1000.0, float(offer.price_per_hour if offer else 2.5),
                                 key=f"cmp_rent_{gpu}_{picked}", help=offer.source if offer else None)  # fmt: skip
+        if offer is not None and not price_is_offers(price, offer):
+            offer = None  # a typed price: the setup names no offer (nor takes the offer picked below for its GPU)
     else:
         spec = specs.get(gpu)
         o1, o2, o3 = st.columns(3)
