@@ -175,11 +175,22 @@ table = options_table(result)
 
 st.subheader("Every option, one table")
 priced = table.dropna(subset=["cost_per_month"])
-if not priced.empty:
-    best = priced.iloc[0]
-    st.metric("Cheapest option per month", f"${best['cost_per_month']:,.0f}")
+# APIs and self-hosted setups apart: a setup runs its own model, so "cheapest overall" set an 8B model on one GPU
+# against 70B and 120B APIs; each side's cheapest is named with its model, and the reader weighs the two
+for column, (label, rows) in zip(st.columns(2), (("Cheapest API per month", priced[priced["kind"] == "API"]),
+                                                 ("Cheapest self-host per month",
+                                                  priced[priced["kind"] != "API"])), strict=True):  # fmt: skip
+    if rows.empty:
+        column.metric(label, "–")
+        column.caption("none priced: add a setup below, or pick models on *Workload and bill*")
+        continue
+    best = rows.iloc[0]
+    column.metric(label, f"${best['cost_per_month']:,.0f}")
     spread = f" · P10–P90 {best['range']}" if best["range"] else ""  # a predicted cost is never shown bare
-    st.caption(f"{best['option']} ({best['kind']}, basis: {best['basis']}){spread}")
+    column.caption(f"{best['option']} ({best['kind']}, basis: {best['basis']}){spread}")
+if not priced.empty and (priced["kind"] == "API").any() and (priced["kind"] != "API").any():
+    st.caption("A self-hosted setup serves its own model, not the APIs' models: weigh the quality of the two models "
+               "before their costs (add a setup of a model like the API's below).")
 shown = options_shown(table)  # money as text: a setup without a cost reads "SLO not met", never a grey "None"
 order = ["option", "cost_per_month", "range", "basis", "cost_per_call", "cost_per_million_tokens", "kind", "replicas",
          "flags", "gpu_offer"]  # a predicted cost beside its range and its basis, in view at 1400 px
