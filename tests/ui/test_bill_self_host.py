@@ -86,3 +86,13 @@ def test_a_typed_gpu_price_is_not_shown_as_the_offer_it_replaced():
     assert row["gpu_offer"] == "custom price $2.00/h"
     assert f"${offered:.2f}" not in row["gpu_offer"]
     assert any("Your price, $2.00/h, replaces the offer's" in c.value for c in at.caption)
+
+
+def test_the_break_even_can_be_read_against_any_api_of_the_bill():
+    at = with_self_host()
+    picker = at.selectbox(key="bill_break_even_api")
+    cheapest, dearest = picker.options[0], picker.options[-1]
+    assert picker.value == cheapest
+    picker.set_value(dearest).run()
+    assert not at.exception
+    assert f"vs {dearest}" in self_host_table(at).columns and f"vs {cheapest}" not in self_host_table(at).columns
