@@ -33,3 +33,29 @@ def test_after_planning_a_second_job_the_page_follows_it(tmp_path):
     assert at.session_state["batch_job"] == second
     assert at.selectbox(key="follow").value == second
     assert any(header.value.startswith(f"{second}:") for header in at.subheader)
+
+
+def shown_values(frame) -> list[str]:
+    return [str(value) for column in frame.columns for value in frame[column]]
+
+
+def test_budget_and_actual_read_in_units_with_no_none_or_raw_floats(tmp_path):
+    from infercost.runner.scripted_server import Script, running
+
+    with running(Script(ttft_ms=1, gap_us=100)) as url:
+        at = AppTest.from_file(PAGE, default_timeout=60).run()
+        at.text_input(key="base_url").set_value(url)
+        plan(at, write_batch_file(tmp_path / "in.jsonl", 6))  # no pricing: the cost lines have no figure
+        planned = next(frame.value for frame in at.dataframe if list(frame.value.columns) == ["line", "budget"])
+        assert "None" not in shown_values(planned) and "nan" not in shown_values(planned)
+        assert planned.set_index("line").loc["cost (USD)", "budget"] == "–"
+        batch.run_job(at.session_state["batch_job"])
+    at.run()
+    versus = next(frame.value for frame in at.dataframe if "difference (%)" in frame.value.columns)
+    values = shown_values(versus)
+    assert "None" not in values and "nan" not in values
+    assert all(text == "–" or text.endswith("%") for text in versus["difference (%)"])
+    assert versus.set_index("line").loc["duration (s)", "actual"].endswith(" s")
+    raw = [text for text in values if "." in text and len(text.split(".")[-1]) > 2
+           and text.replace(".", "").replace(",", "").lstrip("-").isdigit()]  # a float as Python prints it
+    assert not raw, raw
