@@ -28,7 +28,8 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
                  "--disable-component-update", "--disable-sync", "--no-first-run"]  # fmt: skip
 EMPTY_PAGE = 'import streamlit as st\n\nst.title("Empty")\n'
 TITLES = {"": "Workload and bill", "compare": "Compare APIs and self-hosting", "tokens": "Tokens",
-          "benchmark": "Benchmark", "scenarios": "Scenarios", "methodology": "Methodology"}  # fmt: skip
+          "benchmark": "Benchmark", "scenarios": "Scenarios", "methodology": "Methodology", "batch": "Batch jobs",
+          "prices": "Prices"}  # fmt: skip
 CHARTS = {"": 1, "compare": 1, "tokens": 1}  # charts a page shows when it is done (a run can pause between reruns)
 # Done: the script run is over and every chart on screen has drawn its SVG.
 DONE_JS = """([title, charts]) => {
@@ -76,9 +77,10 @@ def server(command: list[str], port: int, home: str) -> Iterator[str]:
         process.wait(timeout=20)
 
 
-def median_s(measure: Callable[[], float], repeats: int) -> float:
-    measure()  # warm: the server's caches and the browser's script cache
-    return statistics.median(measure() for _ in range(repeats))
+def median_s(measure: Callable[[], float], repeats: int) -> tuple[float, float]:
+    """(the first, cold measurement: imports and caches of a new server; the median of ``repeats`` warm ones)."""
+    cold = measure()  # warm: the server's caches and the browser's script cache
+    return cold, statistics.median(measure() for _ in range(repeats))
 
 
 def render_s(context, url: str, title: str, charts: int = 0) -> float:
@@ -135,13 +137,16 @@ def main() -> None:
                 sync_playwright() as playwright:  # fmt: skip
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             context = browser.new_context(viewport={"width": 1400, "height": 1000})
-            baseline = median_s(lambda: render_s(context, empty_url, "Empty"), args.repeats)
+            _, baseline = median_s(lambda: render_s(context, empty_url, "Empty"), args.repeats)
             print(f"empty page: {baseline:.2f} s (median of {args.repeats}; the baseline)")
-            for name in args.pages.split(","):
+            for number, name in enumerate(args.pages.split(",")):
                 path = "" if name == "bill" else name
                 url = f"{app_url}/{path}"
-                seconds = median_s(lambda url=url, path=path: render_s(context, url, TITLES[path], CHARTS.get(path, 0)),
-                                   args.repeats)  # fmt: skip
+                cold, seconds = median_s(
+                    lambda url=url, path=path: render_s(context, url, TITLES[path], CHARTS.get(path, 0)), args.repeats)
+                if number == 0:  # what the first person after a restart waits for: imports, migrations, caches
+                    print(f"{name} page, first after the server started: {cold:.2f} s = {cold / baseline:.1f}× the "
+                          "empty page")
                 print(f"{name} page, first render: {seconds:.2f} s = {seconds / baseline:.1f}× the empty page")
             headline, whole = bill_update_s(context, app_url, args.repeats)
             print(f"bill, after an input change: headline {headline * 1000:.0f} ms = {headline / baseline:.2f}×, "
