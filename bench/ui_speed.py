@@ -1,6 +1,6 @@
 """How fast the app feels in a real browser, as ratios against an empty Streamlit page measured in the same run.
 
-    python -m bench.ui_speed [--repeats 5] [--pages bill,compare,tokens,benchmark,scenarios]
+    python -m bench.ui_speed [--repeats 5] [--pages bill,compare,tokens,benchmark,batch,scenarios] [--before DIR]
 
 Starts the app (``python -m infercost app``) and an empty Streamlit page on loopback, drives Debian's Chromium through
 Playwright, and prints, for each page, the median time from navigation until the page has finished its script run
@@ -12,6 +12,7 @@ done. Every figure is also given as a ratio to the empty page's render, so machi
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
 import subprocess
@@ -57,11 +58,11 @@ def free_port() -> int:
 
 
 @contextmanager
-def server(command: list[str], port: int, home: str) -> Iterator[str]:
+def server(command: list[str], port: int, home: str, cwd: Path = ROOT) -> Iterator[str]:
     import urllib.request
 
     env = {**os.environ, "INFERCOST_HOME": home}
-    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 90
@@ -119,39 +120,61 @@ def bill_update_s(context, url: str, repeats: int) -> tuple[float, float]:
     return statistics.median(headline), statistics.median(whole)
 
 
+def interleaved_s(measures: dict[str, Callable[[], float]], repeats: int) -> dict[str, tuple[float, float]]:
+    """``median_s`` of several apps at once, one of each in turn, so a busy machine slows them all alike."""
+    cold = {label: measure() for label, measure in measures.items()}
+    runs: dict[str, list[float]] = {label: [] for label in measures}
+    for _ in range(repeats):
+        for label, measure in measures.items():
+            runs[label].append(measure())
+    return {label: (cold[label], statistics.median(runs[label])) for label in measures}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--pages", default="bill,compare,tokens,benchmark,scenarios")
+    parser.add_argument("--pages", default="bill,compare,tokens,benchmark,batch,scenarios")
+    parser.add_argument("--before", type=Path, default=None,
+                        help="another checkout of infercost (e.g. git archive main | tar -x -C DIR): its app is "
+                             "measured in the same run, turn about with this one")  # fmt: skip
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
-    with tempfile.TemporaryDirectory() as home:
+    trees = {"this tree": ROOT, **({"before": args.before.resolve()} if args.before else {})}
+    with tempfile.TemporaryDirectory() as home, contextlib.ExitStack() as stack:
         empty_script = Path(home) / "empty_page.py"
         empty_script.write_text(EMPTY_PAGE, encoding="utf-8")
-        app_port, empty_port = free_port(), free_port()
-        app = [sys.executable, "-m", "infercost", "app", "--port", str(app_port)]
+        empty_port = free_port()
         empty = [sys.executable, "-m", "streamlit", "run", str(empty_script), "--server.port", str(empty_port),
                  "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"]
-        with server(app, app_port, home) as app_url, server(empty, empty_port, home) as empty_url, \
-                sync_playwright() as playwright:  # fmt: skip
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            context = browser.new_context(viewport={"width": 1400, "height": 1000})
-            _, baseline = median_s(lambda: render_s(context, empty_url, "Empty"), args.repeats)
-            print(f"empty page: {baseline:.2f} s (median of {args.repeats}; the baseline)")
-            for number, name in enumerate(args.pages.split(",")):
-                path = "" if name == "bill" else name
-                url = f"{app_url}/{path}"
-                cold, seconds = median_s(
-                    lambda url=url, path=path: render_s(context, url, TITLES[path], CHARTS.get(path, 0)), args.repeats)
+        urls = {}
+        for label, tree in trees.items():
+            port = free_port()
+            app = [sys.executable, "-m", "infercost", "app", "--port", str(port)]
+            urls[label] = stack.enter_context(server(app, port, tempfile.mkdtemp(dir=home), cwd=tree))
+        empty_url = stack.enter_context(server(empty, empty_port, home))
+        playwright = stack.enter_context(sync_playwright())
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        _, baseline = median_s(lambda: render_s(context, empty_url, "Empty"), args.repeats)
+        print(f"empty page: {baseline:.2f} s (median of {args.repeats}; the baseline)")
+        for number, name in enumerate(args.pages.split(",")):
+            path = "" if name == "bill" else name
+            timed = interleaved_s({label: lambda url=url, path=path: render_s(
+                context, f"{url}/{path}", TITLES[path], CHARTS.get(path, 0)) for label, url in urls.items()},
+                args.repeats)  # fmt: skip
+            for label, (cold, seconds) in timed.items():
                 if number == 0:  # what the first person after a restart waits for: imports, migrations, caches
-                    print(f"{name} page, first after the server started: {cold:.2f} s = {cold / baseline:.1f}× the "
-                          "empty page")
-                print(f"{name} page, first render: {seconds:.2f} s = {seconds / baseline:.1f}× the empty page")
-            headline, whole = bill_update_s(context, app_url, args.repeats)
-            print(f"bill, after an input change: headline {headline * 1000:.0f} ms = {headline / baseline:.2f}×, "
-                  f"whole page {whole * 1000:.0f} ms = {whole / baseline:.2f}× the empty page")  # fmt: skip
-            browser.close()
+                    print(f"[{label}] {name} page, first after the server started: {cold:.2f} s = "
+                          f"{cold / baseline:.1f}× the empty page")
+                print(f"[{label}] {name} page, first render: {seconds:.2f} s = {seconds / baseline:.1f}× the empty "
+                      "page")
+        for label, url in urls.items():
+            headline, whole = bill_update_s(context, url, args.repeats)
+            print(f"[{label}] bill, after an input change: headline {headline * 1000:.0f} ms = "
+                  f"{headline / baseline:.2f}×, whole page {whole * 1000:.0f} ms = {whole / baseline:.2f}× the empty "
+                  "page")
+        browser.close()
 
 
 if __name__ == "__main__":
