@@ -1,6 +1,6 @@
 """How fast the app feels in a real browser, as ratios against an empty Streamlit page measured in the same run.
 
-    python -m bench.ui_speed [--repeats 5] [--pages bill,compare,tokens,benchmark,scenarios]
+    python -m bench.ui_speed [--repeats 5] [--pages bill,compare,tokens,benchmark,batch,scenarios] [--before DIR]
 
 Starts the app (``python -m infercost app``) and an empty Streamlit page on loopback, drives Debian's Chromium through
 Playwright, and prints, for each page, the median time from navigation until the page has finished its script run
@@ -12,6 +12,7 @@ done. Every figure is also given as a ratio to the empty page's render, so machi
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
 import subprocess
@@ -28,7 +29,8 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
                  "--disable-component-update", "--disable-sync", "--no-first-run"]  # fmt: skip
 EMPTY_PAGE = 'import streamlit as st\n\nst.title("Empty")\n'
 TITLES = {"": "Workload and bill", "compare": "Compare APIs and self-hosting", "tokens": "Tokens",
-          "benchmark": "Benchmark", "scenarios": "Scenarios", "methodology": "Methodology"}  # fmt: skip
+          "benchmark": "Benchmark", "scenarios": "Scenarios", "methodology": "Methodology", "batch": "Batch jobs",
+          "prices": "Prices"}  # fmt: skip
 CHARTS = {"": 1, "compare": 1, "tokens": 1}  # charts a page shows when it is done (a run can pause between reruns)
 # Done: the script run is over and every chart on screen has drawn its SVG.
 DONE_JS = """([title, charts]) => {
@@ -56,11 +58,11 @@ def free_port() -> int:
 
 
 @contextmanager
-def server(command: list[str], port: int, home: str) -> Iterator[str]:
+def server(command: list[str], port: int, home: str, cwd: Path = ROOT) -> Iterator[str]:
     import urllib.request
 
     env = {**os.environ, "INFERCOST_HOME": home}
-    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 90
@@ -76,9 +78,10 @@ def server(command: list[str], port: int, home: str) -> Iterator[str]:
         process.wait(timeout=20)
 
 
-def median_s(measure: Callable[[], float], repeats: int) -> float:
-    measure()  # warm: the server's caches and the browser's script cache
-    return statistics.median(measure() for _ in range(repeats))
+def median_s(measure: Callable[[], float], repeats: int) -> tuple[float, float]:
+    """(the first, cold measurement: imports and caches of a new server; the median of ``repeats`` warm ones)."""
+    cold = measure()  # warm: the server's caches and the browser's script cache
+    return cold, statistics.median(measure() for _ in range(repeats))
 
 
 def render_s(context, url: str, title: str, charts: int = 0) -> float:
@@ -117,36 +120,61 @@ def bill_update_s(context, url: str, repeats: int) -> tuple[float, float]:
     return statistics.median(headline), statistics.median(whole)
 
 
+def interleaved_s(measures: dict[str, Callable[[], float]], repeats: int) -> dict[str, tuple[float, float]]:
+    """``median_s`` of several apps at once, one of each in turn, so a busy machine slows them all alike."""
+    cold = {label: measure() for label, measure in measures.items()}
+    runs: dict[str, list[float]] = {label: [] for label in measures}
+    for _ in range(repeats):
+        for label, measure in measures.items():
+            runs[label].append(measure())
+    return {label: (cold[label], statistics.median(runs[label])) for label in measures}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--pages", default="bill,compare,tokens,benchmark,scenarios")
+    parser.add_argument("--pages", default="bill,compare,tokens,benchmark,batch,scenarios")
+    parser.add_argument("--before", type=Path, default=None,
+                        help="another checkout of infercost (e.g. git archive main | tar -x -C DIR): its app is "
+                             "measured in the same run, turn about with this one")  # fmt: skip
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
-    with tempfile.TemporaryDirectory() as home:
+    trees = {"this tree": ROOT, **({"before": args.before.resolve()} if args.before else {})}
+    with tempfile.TemporaryDirectory() as home, contextlib.ExitStack() as stack:
         empty_script = Path(home) / "empty_page.py"
         empty_script.write_text(EMPTY_PAGE, encoding="utf-8")
-        app_port, empty_port = free_port(), free_port()
-        app = [sys.executable, "-m", "infercost", "app", "--port", str(app_port)]
+        empty_port = free_port()
         empty = [sys.executable, "-m", "streamlit", "run", str(empty_script), "--server.port", str(empty_port),
                  "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"]
-        with server(app, app_port, home) as app_url, server(empty, empty_port, home) as empty_url, \
-                sync_playwright() as playwright:  # fmt: skip
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            context = browser.new_context(viewport={"width": 1400, "height": 1000})
-            baseline = median_s(lambda: render_s(context, empty_url, "Empty"), args.repeats)
-            print(f"empty page: {baseline:.2f} s (median of {args.repeats}; the baseline)")
-            for name in args.pages.split(","):
-                path = "" if name == "bill" else name
-                url = f"{app_url}/{path}"
-                seconds = median_s(lambda url=url, path=path: render_s(context, url, TITLES[path], CHARTS.get(path, 0)),
-                                   args.repeats)  # fmt: skip
-                print(f"{name} page, first render: {seconds:.2f} s = {seconds / baseline:.1f}× the empty page")
-            headline, whole = bill_update_s(context, app_url, args.repeats)
-            print(f"bill, after an input change: headline {headline * 1000:.0f} ms = {headline / baseline:.2f}×, "
-                  f"whole page {whole * 1000:.0f} ms = {whole / baseline:.2f}× the empty page")  # fmt: skip
-            browser.close()
+        urls = {}
+        for label, tree in trees.items():
+            port = free_port()
+            app = [sys.executable, "-m", "infercost", "app", "--port", str(port)]
+            urls[label] = stack.enter_context(server(app, port, tempfile.mkdtemp(dir=home), cwd=tree))
+        empty_url = stack.enter_context(server(empty, empty_port, home))
+        playwright = stack.enter_context(sync_playwright())
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        _, baseline = median_s(lambda: render_s(context, empty_url, "Empty"), args.repeats)
+        print(f"empty page: {baseline:.2f} s (median of {args.repeats}; the baseline)")
+        for number, name in enumerate(args.pages.split(",")):
+            path = "" if name == "bill" else name
+            timed = interleaved_s({label: lambda url=url, path=path: render_s(
+                context, f"{url}/{path}", TITLES[path], CHARTS.get(path, 0)) for label, url in urls.items()},
+                args.repeats)  # fmt: skip
+            for label, (cold, seconds) in timed.items():
+                if number == 0:  # what the first person after a restart waits for: imports, migrations, caches
+                    print(f"[{label}] {name} page, first after the server started: {cold:.2f} s = "
+                          f"{cold / baseline:.1f}× the empty page")
+                print(f"[{label}] {name} page, first render: {seconds:.2f} s = {seconds / baseline:.1f}× the empty "
+                      "page")
+        for label, url in urls.items():
+            headline, whole = bill_update_s(context, url, args.repeats)
+            print(f"[{label}] bill, after an input change: headline {headline * 1000:.0f} ms = "
+                  f"{headline / baseline:.2f}×, whole page {whole * 1000:.0f} ms = {whole / baseline:.2f}× the empty "
+                  "page")
+        browser.close()
 
 
 if __name__ == "__main__":

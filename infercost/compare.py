@@ -240,6 +240,68 @@ def claim_check(claim_tokens_per_s: float, profile: ThroughputProfile) -> pd.Dat
     return frame
 
 
+@dataclasses.dataclass(frozen=True)
+class Claim:
+    """A vendor's speed claim and what it was said to be measured on; an empty or zero field: the vendor did not say."""
+
+    tokens_per_s: float
+    model: str = ""
+    gpu: str = ""
+    gpus: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+SHAPE_TOLERANCE = 0.25  # a token length within 25 % of the claim's is taken as the same shape
+
+
+def claim_differences(claim: Claim, profile: ThroughputProfile) -> list[str]:
+    """Where the profile was measured on something else than the claim names (model, GPUs, token lengths)."""
+    found = []
+    model = profile.model.split("/")[-1].lower()
+    if claim.model.strip() and claim.model.strip().split("/")[-1].lower() not in model:
+        found.append(f"the model ({profile.model}, not {claim.model.strip()})")
+    if claim.gpu and claim.gpu.lower() != profile.hardware.lower():
+        found.append(f"the GPU ({profile.hardware}, not {claim.gpu})")
+    if claim.gpus and claim.gpus != profile.gpus_per_replica:
+        found.append(f"the GPU count ({profile.gpus_per_replica}, not {claim.gpus})")
+    for said, measured, what in ((claim.input_tokens, profile.input_len, "input"),
+                                 (claim.output_tokens, profile.output_len, "output")):  # fmt: skip
+        if said and measured and abs(measured - said) > SHAPE_TOLERANCE * said:
+            found.append(f"the {what} length ({measured:,.0f} tokens, not {said:,})")
+    return found
+
+
+def claim_sentence(claim: Claim, check: pd.DataFrame, profile: ThroughputProfile) -> str:
+    """One plain answer: which reading of the claim (per user or in aggregate) this profile supports, and whether the
+    comparison is like for like. ``check`` is ``claim_check`` without the points that lack either speed."""
+    if check.empty:
+        return f"*{profile.name}* reports no per-user speed, so the claim cannot be placed against it."
+    top_user = check.loc[check["per_user_tokens_per_s"].idxmax()]
+    top_total = check.loc[check["aggregate_tokens_per_s"].idxmax()]
+    fits_user = claim.tokens_per_s <= 1.1 * top_user["per_user_tokens_per_s"]
+    fits_total = claim.tokens_per_s <= 1.1 * top_total["aggregate_tokens_per_s"]
+    speed = f"{claim.tokens_per_s:,.0f} tokens/s"
+    if fits_user:
+        answer = f"Yes: {speed} is within what one user gets on this setup ({top_user['per_user_tokens_per_s']:,.0f})."
+    elif fits_total:
+        at = check[check["aggregate_tokens_per_s"] >= claim.tokens_per_s / 1.1].iloc[0]
+        answer = (f"Only as a total over many users: this setup serves {speed} at concurrency {at['concurrency']:g}, "
+                  f"where each user gets about {at['per_user_tokens_per_s']:,.0f} tokens/s; no single user sees "
+                  f"more than {top_user['per_user_tokens_per_s']:,.0f}.")
+    else:
+        answer = (f"No: {speed} is {claim.tokens_per_s / top_total['aggregate_tokens_per_s']:,.1f}× the most this "
+                  f"setup serves in total ({top_total['aggregate_tokens_per_s']:,.0f} tokens/s) and "
+                  f"{claim.tokens_per_s / top_user['per_user_tokens_per_s']:,.0f}× its best per-user speed.")
+    differences = claim_differences(claim, profile)
+    if differences:
+        answer += (f" Not like for like: *{profile.name}* differs from the claim in " + ", ".join(differences)
+                   + "; pick a profile closer to what the vendor measured.")
+    elif not (claim.model.strip() or claim.gpu or claim.input_tokens):
+        answer += " Say which model, GPUs and token lengths the vendor meant to check it like for like."
+    return answer
+
+
 def _per_user_tokens_per_s(point: ThroughputPoint) -> float | None:
     latency = point.latency_ms
     names = ("mean_tpot_ms", "median_tpot_ms", "p95_tpot_ms", "mean_itl_ms")

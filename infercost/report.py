@@ -203,10 +203,14 @@ def markdown_report(estimates: Estimates, generated_at: str) -> str:
 
 # --- HTML ---------------------------------------------------------------------------------------------------------
 
+# The page fits its window: long ids and notes wrap inside their cells, and a table still wider than the window
+# scrolls in its own box (a 16-column table made the whole page 2,506 px wide).
 HTML_STYLE = """
-body { font-family: system-ui, sans-serif; margin: 2rem; color: #1b1b1b; }
-table { border-collapse: collapse; margin: 0.5rem 0 1.5rem; font-size: 0.9rem; }
-th, td { border: 1px solid #ccc; padding: 0.25rem 0.5rem; text-align: left; vertical-align: top; }
+body { font-family: system-ui, sans-serif; margin: 2rem auto; padding: 0 1rem; max-width: 90rem; color: #1b1b1b; }
+.table { overflow-x: auto; margin: 0.5rem 0 1.5rem; }
+table { border-collapse: collapse; font-size: 0.9rem; }
+th, td { border: 1px solid #ccc; padding: 0.25rem 0.5rem; text-align: left; vertical-align: top;
+         max-width: 22rem; overflow-wrap: anywhere; }
 th { background: #f2f2f2; }
 """
 CSP = "default-src 'none'; style-src 'unsafe-inline'"  # no scripts, no fetches: the page is text and tables
@@ -227,7 +231,7 @@ def _html_block(block: Block) -> str:
         return "<ul>" + "".join(f"<li>{html.escape(item)}</li>" for item in block.items) + "</ul>"
     head = "".join(f"<th>{html.escape(column)}</th>" for column in block.columns)
     body = "".join("<tr>" + "".join(f"<td>{_html_cell(cell)}</td>" for cell in row) + "</tr>" for row in block.rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    return f'<div class="table"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
 
 
 def html_report(estimates: Estimates, generated_at: str) -> str:

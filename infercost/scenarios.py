@@ -34,6 +34,7 @@ STATE_KEYS = {"prices": "price_overrides"}  # profile field -> session key, wher
 # The form's choice of prompt description (infercost.ui.state's values; a test keeps the two equal).
 PROMPT_UNIT_KEY = "prompt_unit"
 PROMPT_UNITS = {"prompt_tokens": "tokens", "prompt_chars": "characters of a language"}
+CORPUS_FIELD, CORPUS_KEY = "prompt_tokens_by_tokenizer", "corpus"  # profile field, and the form's corpus (ui.state)
 APPLIED_QUERY_KEY = "_applied_query"  # session key: the query last written into the form, so it is applied once
 
 
@@ -140,10 +141,15 @@ def load_into_state(state: MutableMapping[str, Any], profile: Mapping[str, Any])
     """Write a profile's fields into the form's session keys, and pick the form's prompt unit to match.
 
     ``None`` (e.g. "all catalog models") leaves a key as it is, because the form's widgets cannot hold it.
+    Per-tokenizer prompt counts (a corpus carried in on the Tokens page) become the form's corpus again, so the form
+    bills each model on its own count as the saved profile did; a profile without them ends any corpus in use.
     """
     for field, value in profile.items():
-        if value is not None:
+        if value is not None and field != CORPUS_FIELD:
             state[STATE_KEYS.get(field, field)] = value
+    counts = profile.get(CORPUS_FIELD)
+    state[CORPUS_KEY] = {"file": None, "prompt_tokens": profile.get("prompt_tokens"),
+                         "prompt_tokens_by_tokenizer": dict(counts)} if counts else None  # fmt: skip
     for field, unit in PROMPT_UNITS.items():
         if profile.get(field) is not None:
             state[PROMPT_UNIT_KEY] = unit

@@ -178,4 +178,5 @@ def render(payload: dict[str, Any]) -> str:
     rows = [{**level, "load": level.get("concurrency") or level.get("rate") or level.get("batch_size")}
             for level in payload["levels"]]
     head = f"run {payload['run_id']} ({payload['status']}): {payload['backend']} {payload['model']}"
-    return head + "\n" + table(rows, SUMMARY_COLUMNS)
+    warnings = "".join(f"\nwarning: {warning}" for warning in payload.get("warnings", []))
+    return head + "\n" + table(rows, SUMMARY_COLUMNS) + warnings

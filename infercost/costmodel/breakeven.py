@@ -77,24 +77,38 @@ def break_even_regions(api_cost_per_call_month: float, step: StepCost) -> list[I
     return [(start, None if step.open_end and end >= end_of_search else end) for start, end in intervals]
 
 
-def describe_regions(intervals: list[Interval], unit: str = "calls/day", *, most: int = 3) -> str:
-    """"cheaper from 57.5k to 62k and above 300k calls/day", or "never cheaper" within the search.
+NARROW = 0.05  # a window narrower than 5 % of its volume is a sliver before a step, not a range to plan on
 
-    Past ``most`` windows the middle ones are counted, not listed: a dozen windows one replica apart read as noise.
+
+def describe_regions(intervals: list[Interval], unit: str = "calls/day", *, most: int = 3) -> str:
+    """One plain sentence: "cheaper from 57.5k to 62k and above 300k calls/day", or "never cheaper" within the search.
+
+    A setup's cost is flat between replicas while the API's grows, so self-hosting often wins only just before each
+    step: hundreds of slivers ("from 273k to 273k"). Those are counted as one phrase, with the span they cover; past
+    ``most`` wider windows the middle ones are counted, not listed.
     """
     if not intervals:
         return "never cheaper"
-    shown = intervals if len(intervals) <= most + 1 else [*intervals[:most], intervals[-1]]
-    parts = []
-    for start, end in shown:
-        if end is None:
-            parts.append(f"above {_short(start)}" if start > 0 else "at every volume")
-        else:
-            parts.append(f"from {_short(start)} to {_short(end)}" if start > 0 else f"up to {_short(end)}")
-    if len(shown) < len(intervals):
-        hidden = len(intervals) - len(shown)
+    wide = [(a, b) for a, b in intervals if b is None or b - a >= NARROW * max(a, 1.0)]
+    narrow = [(a, b) for a, b in intervals if (a, b) not in wide]
+    shown = wide if len(wide) <= most + 1 else [*wide[:most], wide[-1]]
+    parts = [_window(start, end) for start, end in shown]
+    if len(shown) < len(wide):
+        hidden = len(wide) - len(shown)
         parts.insert(most, f"{hidden} more window{'s' if hidden > 1 else ''}")
-    return "cheaper " + " and ".join(parts) + f" {unit}"
+    ranges = " and ".join(parts) + ("" if parts == ["at every volume"] else f" {unit}")
+    if not narrow:
+        return f"cheaper {ranges}"
+    slivers = (f"in one narrow window just below {_short(narrow[0][1])} {unit}" if len(narrow) == 1 else
+               f"in {len(narrow):,} narrow windows between {_short(narrow[0][0])} and {_short(narrow[-1][1])} "
+               f"{unit}, each just before another replica is needed")  # fmt: skip
+    return f"cheaper {ranges}, otherwise only {slivers}" if wide else f"cheaper only {slivers}"
+
+
+def _window(start: float, end: float | None) -> str:
+    if end is None:
+        return f"above {_short(start)}" if start > 0 else "at every volume"
+    return f"from {_short(start)} to {_short(end)}" if start > 0 else f"up to {_short(end)}"
 
 
 def _short(calls: float) -> str:

@@ -27,7 +27,6 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.optimize import lsq_linear
 
 from infercost.performance.engine import (
     COMMUNICATION,
@@ -261,6 +260,8 @@ def _schedulers(setup: Setup) -> list[Setup]:
 
 def _solve(traces: Sequence[Trace], observations: Sequence[Observation], priors: NDArray) -> tuple[NDArray, float]:
     """Non-negative least squares on relative errors, with the priors as weak extra rows."""
+    from scipy.optimize import lsq_linear  # 1.2 s to import: only a fit pays it, not every page that prices a bill
+
     design, target = [], []
     for trace, obs in zip(traces, observations, strict=True):
         for features, measured, weight in _rows(trace, obs):

@@ -83,6 +83,35 @@ def calculate_metrics(records: Sequence[Any], *, slo_ms: Mapping[str, float] | N
     return summary
 
 
+SHAPE_TOLERANCE = 0.2  # a mean token count this far from the one asked for is another shape, not noise
+
+
+def shape_warnings(levels: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Where the server processed another token shape than the sweep asked for (its usage counts the prompt with its
+    own tokenizer, or it stops early): the run then measures that shape, not the one it is labelled with.
+
+    ``levels`` are level summaries (``calculate_metrics`` plus ``input_len`` / ``output_len``, the lengths asked for);
+    an input-length sweep asks for several lengths on purpose and is not checked on input.
+    """
+    found = []
+    for asked_key, total_key, what in (("input_len", "total_input_tokens", "input"),
+                                       ("output_len", "total_output_tokens", "output")):  # fmt: skip
+        checked = [lv for lv in levels if lv.get("completed") and lv.get(asked_key)
+                   and not (what == "input" and lv.get("input_lengths"))]  # fmt: skip
+        if not checked:
+            continue
+        asked = float(checked[0][asked_key])
+        if what == "input" and checked[0].get("mixed"):  # short and long prompts: their expected mean
+            short, long, fraction = checked[0]["mixed"]
+            asked = short * (1 - fraction) + long * fraction
+        got = float(np.mean([lv[total_key] / lv["completed"] for lv in checked]))
+        if abs(got - asked) > SHAPE_TOLERANCE * asked:
+            found.append(f"asked for {asked:,.0f} {what} tokens per request, the server counted {got:,.0f} on "
+                         f"average: the run measures {got:,.0f} {what} tokens, not the {asked:,.0f} it is labelled "
+                         "with")
+    return found
+
+
 def _meets(ttft_s: float, e2el_s: float, n_out: int, slo_ms: Mapping[str, float]) -> bool:
     values = {"ttft": ttft_s * 1e3, "e2el": e2el_s * 1e3,
               "tpot": (e2el_s - ttft_s) / (n_out - 1) * 1e3 if n_out > 1 else 0.0}

@@ -30,7 +30,7 @@ from infercost.errors import InputError
 from infercost.runner.backends import BACKENDS, BATCHED_BACKENDS, Backend, BackendOptions
 from infercost.runner.client_monitor import energy_kwh_per_mtok, watching_client
 from infercost.runner.consistency import agreement, same_prompt_outputs
-from infercost.runner.metrics import calculate_metrics, combine_repeats, ttft_by_input_length
+from infercost.runner.metrics import calculate_metrics, combine_repeats, shape_warnings, ttft_by_input_length
 from infercost.runner.patterns import PATTERNS
 from infercost.runner.records import IN_FLIGHT, MAX_REQUEST_TOKENS, RequestRecord, RequestSpec
 from infercost.runner.soak import soak_summary
@@ -345,6 +345,8 @@ def summarise_level(db, run_id: str, config: SweepConfig, idx: int, repeat: int,
     summary = calculate_metrics(records, slo_ms=config.slo_ms or None)
     if config.window_s:
         summary.update(soak_summary(records, config.window_s))
+    if config.mixed is not None:  # the lengths asked for: input_len alone would read as the only one
+        summary["mixed"] = list(config.mixed)
     if config.input_lengths and len(config.input_lengths) > 1:
         summary["input_lengths"] = list(config.input_lengths)
         summary["input_sweep"] = ttft_by_input_length(records, config.input_lengths)
@@ -439,6 +441,7 @@ def run_summary(db_path: str | Path | None, run_id: str) -> dict[str, Any]:
     for level in run["levels"]:
         if level["summary"] is not None:
             by_idx.setdefault(level["idx"], []).append(level["summary"])
+    levels = [combine_repeats(by_idx[idx]) for idx in sorted(by_idx)]
     return {"run_id": run_id, "status": run["status"], "backend": run["backend"], "model": run["model"],
-            "levels": [combine_repeats(by_idx[idx]) for idx in sorted(by_idx)]}
+            "levels": levels, "warnings": shape_warnings(levels)}
 

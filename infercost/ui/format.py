@@ -37,9 +37,11 @@ def number(value: float | int | None, *, unit: str = "") -> str:
 
 
 def money(value: float | None) -> str:
+    """"$1,234.50", "-$0.50" (the sign before the dollar), "$0.0042" for fractions of a cent."""
     if value is None or not math.isfinite(value):
         return "–"
-    return f"${value:,.2f}" if abs(value) >= 0.01 or value == 0 else f"${value:.2g}"
+    sign, size = ("-" if value < 0 else ""), abs(value)
+    return f"{sign}${size:,.2f}" if size >= 0.01 or size == 0 else f"{sign}${size:.2g}"
 
 
 def count_text(values: pd.Series) -> pd.Series:

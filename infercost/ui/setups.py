@@ -46,6 +46,11 @@ def offer_choice(offer: GpuPrice, today: dt.date | None = None) -> str:
     return f"{offer.provider} · {offer.kind} · ${offer.price_per_hour:.2f}/h · {offer.as_of} ({age} d old{stale})"
 
 
+def price_is_offers(price_per_hour: float, offer: GpuPrice) -> bool:
+    """Whether a price in the form is still the offer's (a person may type their own over it)."""
+    return abs(price_per_hour - offer.price_per_hour) < 0.005  # the form shows cents
+
+
 def throughput_for_gpu(gpu: str, profiles: Sequence[ThroughputProfile]) -> list[ThroughputProfile]:
     """Profiles measured or published on this GPU: choosing a GPU picks its throughput, not only its price. Your own
     runs first, then the defaults a newcomer sees, then the fewest GPUs (the order stored and bundled come in)."""

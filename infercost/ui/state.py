@@ -55,7 +55,7 @@ KEPT_WIDGET_KEYS = frozenset({
     "bench_window_s",
     # the batch form
     "base_url", "model", "concurrency", "backend", "executor", "address", "actors", "gpus",
-    "scenario_name", "scenario_notes",
+    "scenario_notes",
 })  # fmt: skip
 KEPT_WIDGET_PREFIXES = ("cmp_", "bill_", "gpu_price_", "gpu_offer_", "models_")
 NOT_RESTORABLE = frozenset({"cmp_add", "bill_table"})  # buttons and tables under a kept prefix
@@ -102,17 +102,16 @@ def is_kept_widget(key: str) -> bool:
 def keep_widget_state(state: MutableMapping[str, Any]) -> None:
     """Streamlit forgets a widget's value when its page is not shown; this keeps what a person set across pages.
 
-    Profile fields are re-assigned (that makes them plain session values, which Streamlit never drops). Other kept
-    widgets get a permanent copy, refreshed from the widget while it is shown and written back on every run: a value
-    set in the same run is what the browser is told to show, so a widget that comes back shows the kept value (one
-    restored a run earlier lives only on the server, and the browser draws the widget's default).
+    Profile fields and kept widgets get a permanent copy, refreshed from the state while it has them and written
+    back on every run: a value set in the same run is what the browser is told to show, so a widget that comes back
+    shows the kept value (one restored a run earlier lives only on the server, and the browser draws the widget's
+    default). Re-assigning a profile field alone is not enough: a page that refreshes a fragment on a timer
+    (Benchmark, Batch jobs) ends runs in which this function does not run, and Streamlit then drops a value stored
+    under the key of a widget that is not on the page, so the copy is what brings the workload back.
     Call at the top of every run, before any widget.
     """
-    for key in PERSISTENT_KEYS:
-        if key in state:
-            state[key] = state[key]
     kept: dict[str, Any] = state.setdefault(KEPT_COPY, {})
-    for key in [key for key in state if isinstance(key, str) and is_kept_widget(key)]:
+    for key in [key for key in state if isinstance(key, str) and (key in PERSISTENT_KEYS or is_kept_widget(key))]:
         kept[key] = state[key]
     for key, value in kept.items():
         state[key] = value
@@ -163,6 +162,10 @@ def corpus_in_use(state: MutableMapping[str, Any]) -> dict[str, Any] | None:
 
 
 def corpus_note(corpus: dict[str, Any]) -> str:
+    if corpus.get("file") is None:  # counts that came back with a scenario or a link: the file is not known here
+        return ("Prompt lengths are per-tokenizer means carried in with the scenario or link: each model is billed "
+                f"on its own tokenizer's mean ({len(corpus['prompt_tokens_by_tokenizer'])} tokenizers counted). "
+                "Change the prompt length to describe prompts yourself.")
     return (f"Prompt lengths come from the corpus **{corpus['file']}** ({corpus['records']:,} records, field "
             f"`{corpus['field']}`): each model is billed on the mean its own tokenizer counts; "
             f"{corpus['prompt_tokens']:,} tokens is the mean with {corpus['tokenizer']}. "
@@ -177,7 +180,7 @@ def workload_summary(state: MutableMapping[str, Any]) -> str:
         language = LANGUAGE_NAMES.get(state["language"], state["language"])
         prompt = f"{state['prompt_chars']:,} prompt characters ({language}, counted per model)"
     elif (corpus := corpus_in_use(state)) is not None:
-        prompt = f"prompts from the corpus {corpus['file']} (each model's own mean)"
+        prompt = f"prompts from the corpus {corpus['file'] or 'of the scenario'} (each model's own mean)"
     else:
         prompt = f"{state['prompt_tokens']:,} prompt tokens"
     return (f"{state['calls_per_day']:,} calls/day · {prompt} + {state['output_tokens']:,} output tokens "

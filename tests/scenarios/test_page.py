@@ -17,7 +17,7 @@ def page() -> AppTest:
 
 
 def save(at: AppTest, name: str) -> AppTest:
-    at.text_input(key="scenario_name").set_value(name)
+    at.text_input(key="name").set_value(name)
     return at.button(key="save_scenario").click().run()
 
 

@@ -73,3 +73,26 @@ def test_own_points_prefilled_from_a_multi_gpu_table_count_its_gpus():
     prefilled = next(p for p in closed_loop_profiles() if any(f"*{p.name}*" in c.value for c in at.caption))
     assert prefilled.gpus_per_replica > 1  # the case this guards
     assert at.session_state["panel_setup"]["gpus_per_replica"] == prefilled.gpus_per_replica
+
+
+def test_a_typed_gpu_price_is_not_shown_as_the_offer_it_replaced():
+    at = with_self_host()
+    price = next(box for box in at.number_input if box.label == "Price per GPU-hour (US$)")
+    offered = price.value
+    assert offered != 2.0
+    price.set_value(2.0).run()
+    assert not at.exception
+    row = self_host_table(at).iloc[0]
+    assert row["gpu_offer"] == "custom price $2.00/h"
+    assert f"${offered:.2f}" not in row["gpu_offer"]
+    assert any("Your price, $2.00/h, replaces the offer's" in c.value for c in at.caption)
+
+
+def test_the_break_even_can_be_read_against_any_api_of_the_bill():
+    at = with_self_host()
+    picker = at.selectbox(key="bill_break_even_api")
+    cheapest, dearest = picker.options[0], picker.options[-1]
+    assert picker.value == cheapest
+    picker.set_value(dearest).run()
+    assert not at.exception
+    assert f"vs {dearest}" in self_host_table(at).columns and f"vs {cheapest}" not in self_host_table(at).columns

@@ -118,3 +118,15 @@ def test_only_the_open_tab_is_computed_and_drawn():
     at.session_state["cmp_tab"] = "What moves the answer"
     at.run()
     assert not at.exception and at.selectbox(key="cmp_tornado_option").value
+
+
+def test_apis_and_self_hosted_setups_are_priced_apart_each_with_its_model():
+    """At 500k calls/day "the cheapest option" was an 8B model on one GPU set against 70B and 120B APIs."""
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.session_state["calls_per_day"] = 500_000
+    at.run()
+    assert not at.exception
+    labels = [metric.label for metric in at.metric]
+    assert "Cheapest API per month" in labels and "Cheapest self-host per month" in labels
+    assert "Cheapest option per month" not in labels
+    assert any("serves its own model" in caption.value for caption in at.caption)

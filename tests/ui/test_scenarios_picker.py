@@ -8,7 +8,7 @@ PAGE = str(Path(__file__).resolve().parents[2] / "infercost/ui/pages/scenarios.p
 
 
 def save(at: AppTest, name: str) -> None:
-    at.text_input(key="scenario_name").set_value(name)
+    at.text_input(key="name").set_value(name)
     at.button(key="save_scenario").click().run()
     assert not at.exception
 

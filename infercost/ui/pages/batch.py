@@ -16,6 +16,7 @@ from infercost.batch.background import (as_uploaded, default_out_dir, readable_i
                                         zip_outputs)
 from infercost.errors import InputError
 from infercost.ui.cached import catalog_json, show_input_error
+from infercost.ui.format import money, number
 
 NO_PRICE = "(no pricing)"
 BACKEND_NAMES = {"http": "OpenAI-compatible HTTP server", "transformers": "In process (transformers)"}
@@ -112,11 +113,28 @@ def plan_job() -> None:
         show_input_error(as_uploaded(error, path, upload.name) if upload is not None and path is not None else error)
 
 
+LINE_TEXT = {"cost (USD)": money, "duration (s)": lambda v: number(v, unit="s"),
+             "throughput (records/s)": lambda v: number(v, unit="records/s")}  # fmt: skip
+
+
+def line_text(line: str, value: float | None) -> str:
+    """A budget line's figure with its unit, "–" where there is none (no pricing): never a grey None or -46.1968."""
+    return LINE_TEXT.get(line, number)(value)
+
+
 def budget_table(budget: dict) -> pd.DataFrame:
     rows = [("records", budget["records"]), ("input tokens", budget["input_tokens"]),
             ("output tokens", budget["output_tokens"]), ("retries", budget["retries"]),
             ("cost (USD)", budget["cost"]), ("duration (s)", budget["duration_s"])]
-    return pd.DataFrame([{"line": line, "budget": value} for line, value in rows])
+    return pd.DataFrame([{"line": line, "budget": line_text(line, value)} for line, value in rows])
+
+
+def versus_table(rows: list[dict]) -> pd.DataFrame:
+    """Budget against actual as text: each figure in its line's unit, the difference also as a percentage."""
+    return pd.DataFrame([{
+        "line": row["line"], **{key: line_text(row["line"], row[key]) for key in ("budget", "actual", "difference")},
+        "difference (%)": "–" if row["difference_pct"] is None else f"{row['difference_pct']:+.1f}%",
+        "why": row["why"] or "–"} for row in rows])  # fmt: skip
 
 
 def controls(status: dict) -> None:
@@ -165,7 +183,7 @@ def job_view() -> None:
     st.caption(f"Pricing: {status['budget']['pricing']['basis']}. Outputs: {status['out_dir']} "
                f"({status['shards_written']} of {status['shards_total']} shards written).")
     if status["budget_vs_actual"]:
-        st.dataframe(pd.DataFrame(status["budget_vs_actual"]), hide_index=True, key="versus")
+        st.dataframe(versus_table(status["budget_vs_actual"]), hide_index=True, key="versus")
     else:
         st.dataframe(budget_table(status["budget"]), hide_index=True, key="budget")
     if status["files"] and status["status"] not in RUNNING:
@@ -182,10 +200,16 @@ def stored_jobs() -> None:
     st.dataframe(pd.DataFrame(jobs), hide_index=True, key="jobs")
     ids = [job["job_id"] for job in jobs]
     current = st.session_state.get("batch_job")
-    chosen = st.selectbox("Follow job", ids, index=ids.index(current) if current in ids else 0, key="follow")
-    if chosen != current:
-        st.session_state["batch_job"] = chosen
+    if current in ids:  # the job just planned (or picked) is the one followed: the picker shows it, never an older one
+        st.session_state["follow"] = current
+    st.selectbox("Follow job", ids, key="follow", on_change=follow_picked)
+    if current not in ids:
+        follow_picked()
         st.rerun()
+
+
+def follow_picked() -> None:
+    st.session_state["batch_job"] = st.session_state["follow"]
 
 
 st.title("Batch jobs")

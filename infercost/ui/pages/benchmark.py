@@ -11,7 +11,7 @@ from infercost.errors import InputError
 from infercost.runner.backends import BackendOptions
 from infercost.runner.jobs import BenchJob, comparison_rows
 from infercost.runner.soak import MIN_WINDOWS
-from infercost.runner.sweep import SweepConfig, parse_levels
+from infercost.runner.sweep import SweepConfig, parse_levels, run_summary
 from infercost.runner.sweep_registry import IN_PROCESS, SWEEPS, RunningSweep
 from infercost.ui.format import colour_map, show_table
 from infercost.ui.prediction import show_prediction
@@ -129,6 +129,9 @@ def stored_runs() -> None:
     st.dataframe(table, hide_index=True)
     ids = [run["id"] for run in runs]
     chosen = st.multiselect("Runs to compare", ids, default=ids[:1], key="compare_runs")
+    for run_id in chosen:  # a shape the server did not honour: the run is not of the shape it is labelled with
+        for warning in run_summary(None, run_id)["warnings"]:
+            st.warning(f"Run {run_id}: {warning}.", icon="⚠️")
     if chosen:
         plots(pd.DataFrame(comparison_rows(None, chosen)))
         engine_model(chosen)
@@ -190,7 +193,6 @@ def plots(frame: pd.DataFrame) -> None:
 def diagnosis_panel(chosen: list[str]) -> None:
     """``diagnose`` for one run, step by step in the article's order, and its latency over time if it was soaked."""
     from infercost.runner.diagnose import diagnose_run
-    from infercost.runner.sweep import run_summary
 
     st.subheader("Diagnosis")
     left, right = st.columns(2)

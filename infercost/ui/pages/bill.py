@@ -30,6 +30,7 @@ from infercost.ui.setups import (
     ROOFLINE_MODELS,
     offer_choice,
     offers_for,
+    price_is_offers,
     throughput_for_gpu,
 )
 from infercost.ui.state import PROMPT_IN_CHARACTERS, editor_start, init_state, keep_edited, profile_document
@@ -91,8 +92,12 @@ with st.expander(
     offer = choices.get(picked)
     price = c.number_input("Price per GPU-hour (US$)", min_value=0.01, max_value=1000.0,
                            value=float(offer.price_per_hour if offer else 2.5),
-                           key=f"gpu_price_{gpu}_{picked}")  # fmt: skip
-    if offer is not None:
+                           key=f"gpu_price_{gpu}_{picked}", help="The offer's price; type your own to replace it")
+    if offer is not None and not price_is_offers(price, offer):
+        st.caption(f"Your price, ${price:,.2f}/h, replaces the offer's (${offer.price_per_hour:,.2f}/h at "
+                   f"{offer.provider}): the bill names no offer.")
+        offer = None  # a typed price is not the offer's: the bill must not show the offer as its source
+    elif offer is not None:
         st.caption(f"Offer: [{offer.provider} {offer.kind}]({offer.source}) · as of {offer.as_of}")
     measured_here = throughput_for_gpu(gpu, profiles)
     sources = {f"{p.name} ({p.basis})": p for p in measured_here}
@@ -211,12 +216,17 @@ if not self_host.empty:
     table = options_table({"profile": result["profile"], "api": [], "self_host": result["self_host"]})
     table["gpu_hours_per_day"] = table["option"].map(self_host.set_index("name")["gpu_hours_per_day"])
     shown = options_shown(table)  # a setup that meets no SLO reads "SLO not met", never a grey "None"
-    cheapest_api = api.loc[api["cost_per_month"].idxmin(), "model"] if not api.empty else None
-    if cheapest_api:
-        words = break_even_table(result).query("api_model == @cheapest_api").set_index("self_host")["break_even"]
-        shown[f"vs {cheapest_api}"] = [words.get(option, "–") for option in shown["option"]]  # none without a cost
+    by_cost = api.sort_values("cost_per_month")["model"].tolist()
+    if by_cost and st.session_state.get("bill_break_even_api") not in by_cost:
+        st.session_state["bill_break_even_api"] = by_cost[0]  # the cheapest, until the person picks another
+    against = st.selectbox("Break-even against the API", by_cost, key="bill_break_even_api",
+                           help="The calls/day at which this setup costs no more than the API picked (cheapest "
+                                "first)") if by_cost else None  # fmt: skip
+    if against:
+        words = break_even_table(result).query("api_model == @against").set_index("self_host")["break_even"]
+        shown[f"vs {against}"] = [words.get(option, "–") for option in shown["option"]]  # none without a cost
     order = ["option", "cost_per_month", "range", "basis", "cost_per_million_tokens", "replicas", "gpu_hours_per_day",
-             *([f"vs {cheapest_api}"] if cheapest_api else []), "flags", "gpu_offer"]  # fmt: skip
+             *([f"vs {against}"] if against else []), "flags", "gpu_offer"]  # fmt: skip
     st.dataframe(shown, hide_index=True, key="self_host_table", column_order=order, column_config={
         "cost_per_month": st.column_config.TextColumn("US$/month", alignment="right",
                                                       width=text_width_px(shown["cost_per_month"])),

@@ -11,11 +11,14 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from infercost.compare import (
+    Claim,
     band_prompt_samples,
     band_verdict,
     break_even_spans,
     break_even_table,
     claim_check,
+    claim_differences,
+    claim_sentence,
     options_table,
 )
 from infercost.costmodel.owned import OwnedHardware
@@ -45,6 +48,7 @@ from infercost.ui.setups import (
     offer_choice,
     offers_for,
     owned_price,
+    price_is_offers,
     setup_spec,
 )
 from infercost.ui.state import init_state, profile_document, workload_summary
@@ -59,6 +63,7 @@ st.title("Compare APIs and self-hosting")
 st.caption(f"Workload: {workload_summary(s)} — change it on *Workload and bill*.")
 
 MODES = list(SCALING_MODES)
+NOT_SAID = "(not said)"
 INCREMENTS = [1, 5, 15, 30, 60, 120, 180, 240, 360, 480, 720, 1440]
 with st.expander("Self-host settings: SLO and scaling", expanded=False):
     a, b, c, d, e = st.columns(5)
@@ -111,6 +116,8 @@ with st.expander("Add a self-host setup (rented or owned)"):
         offer = choices.get(picked)
         price = st.number_input("US$ per GPU-hour", 0.01, 1000.0, float(offer.price_per_hour if offer else 2.5),
                                 key=f"cmp_rent_{gpu}_{picked}", help=offer.source if offer else None)  # fmt: skip
+        if offer is not None and not price_is_offers(price, offer):
+            offer = None  # a typed price: the setup names no offer (nor takes the offer picked below for its GPU)
     else:
         spec = specs.get(gpu)
         o1, o2, o3 = st.columns(3)
@@ -169,11 +176,22 @@ table = options_table(result)
 
 st.subheader("Every option, one table")
 priced = table.dropna(subset=["cost_per_month"])
-if not priced.empty:
-    best = priced.iloc[0]
-    st.metric("Cheapest option per month", f"${best['cost_per_month']:,.0f}")
+# APIs and self-hosted setups apart: a setup runs its own model, so "cheapest overall" set an 8B model on one GPU
+# against 70B and 120B APIs; each side's cheapest is named with its model, and the reader weighs the two
+for column, (label, rows) in zip(st.columns(2), (("Cheapest API per month", priced[priced["kind"] == "API"]),
+                                                 ("Cheapest self-host per month",
+                                                  priced[priced["kind"] != "API"])), strict=True):  # fmt: skip
+    if rows.empty:
+        column.metric(label, "–")
+        column.caption("none priced: add a setup below, or pick models on *Workload and bill*")
+        continue
+    best = rows.iloc[0]
+    column.metric(label, f"${best['cost_per_month']:,.0f}")
     spread = f" · P10–P90 {best['range']}" if best["range"] else ""  # a predicted cost is never shown bare
-    st.caption(f"{best['option']} ({best['kind']}, basis: {best['basis']}){spread}")
+    column.caption(f"{best['option']} ({best['kind']}, basis: {best['basis']}){spread}")
+if not priced.empty and (priced["kind"] == "API").any() and (priced["kind"] != "API").any():
+    st.caption("A self-hosted setup serves its own model, not the APIs' models: weigh the quality of the two models "
+               "before their costs (add a setup of a model like the API's below).")
 shown = options_shown(table)  # money as text: a setup without a cost reads "SLO not met", never a grey "None"
 order = ["option", "cost_per_month", "range", "basis", "cost_per_call", "cost_per_million_tokens", "kind", "replicas",
          "flags", "gpu_offer"]  # a predicted cost beside its range and its basis, in view at 1400 px
@@ -260,14 +278,28 @@ with movers:
                 show_table(tornado, hide_index=True, key="cmp_tornado_table")
 with claims:
     if claims.open:
-        a, b = st.columns(2)
-        claim = a.number_input("Vendor's claim (tokens/s)", 1.0, 1e7, 14_000.0, key="cmp_claim")
+        st.markdown("**The claim, as the vendor stated it** (leave a field empty or 0 where the vendor did not say)")
+        a, b, c = st.columns(3)
+        claim = a.number_input("Vendor's claim (tokens/s)", 1.0, 1e7, 14_000.0, key="cmp_claim",
+                               help="Output tokens per second, as the vendor wrote it: per user or in total is what "
+                                    "this check answers")  # fmt: skip
+        claim_model = b.text_input("Model it was measured on", key="cmp_claim_model", placeholder="e.g. llama-3.1-8b")
+        claim_gpu = c.selectbox("GPU", [NOT_SAID, *specs], key="cmp_claim_gpu")
+        d, e, f = st.columns(3)
+        stated = Claim(claim, claim_model, "" if claim_gpu == NOT_SAID else claim_gpu,
+                       int(d.number_input("GPUs per replica (0: not said)", 0, 1024, 0, key="cmp_claim_gpus")),
+                       int(e.number_input("Input tokens per request (0: not said)", 0, 10**7, 0, key="cmp_claim_input")),
+                       int(f.number_input("Output tokens per request (0: not said)", 0, 10**7, 0,
+                                          key="cmp_claim_output")))  # fmt: skip
         by_id = {p.id: p for p in profiles}
-        chosen = b.selectbox("Against", list(by_id), format_func=lambda i: by_id[i].name, key="cmp_claim_profile")
+        closest = sorted(by_id, key=lambda i: len(claim_differences(stated, by_id[i])))  # stable: ties keep order
+        chosen = st.selectbox("Against the profile", closest, format_func=lambda i: by_id[i].name,
+                              key="cmp_claim_profile", help="Profiles closest to what the claim names come first")
         if chosen:
             chosen_profile = by_id[chosen]
             check = claim_check(claim, chosen_profile)
             check = check.dropna(subset=["per_user_tokens_per_s", "aggregate_tokens_per_s"])
+            st.markdown(f"**{claim_sentence(stated, check, chosen_profile)}**")
             figure = px.line(check, x="aggregate_tokens_per_s", y="per_user_tokens_per_s", text="concurrency",
                              markers=True, log_x=True, log_y=True,
                              labels={"aggregate_tokens_per_s": "aggregate output tokens/s (one replica)",

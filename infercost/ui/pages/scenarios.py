@@ -89,6 +89,12 @@ def downloads(document: dict, stem: str, key: str) -> None:
                                mime=MEDIA_TYPES[fmt], key=f"{key}_{fmt}")  # fmt: skip
 
 
+def load_scenario(profile: dict, name: str) -> None:
+    """A callback, so the form's fields (the scenario name among them) are set before their widgets are drawn."""
+    load_into_state(st.session_state, profile)
+    st.session_state[FLASH] = f"Loaded {name!r}: open Workload and bill to see its bill."
+
+
 def follow_saved_list(state, names: list[str]) -> None:
     """When the saved list changes, the picker keeps the picks that still exist and offers two where it had fewer.
 
@@ -118,14 +124,14 @@ if message := st.session_state.pop(FLASH, None):
 current = profile_document(st.session_state)
 with st.container(border=True):
     st.subheader("The current form")
-    st.session_state.setdefault("scenario_name", str(st.session_state.get("name") or "my-workload"))
     left, right = st.columns([1, 2])
-    name = left.text_input("Scenario name", key="scenario_name")
+    # the profile's own name field: the report, the link and the file say what the scenario is saved as
+    name = left.text_input("Scenario name", key="name")
     notes = right.text_input("Notes", key="scenario_notes", placeholder="what this scenario assumes")
     replaces = "Saving under an existing name replaces that scenario's profile (its notes stay unless given)."
     if st.button("Save scenario", key="save_scenario", type="primary", help=replaces):
         scenario = {**current, "name": name.strip()}
-        change(lambda db: save_scenario(db, name, scenario, notes=notes or None), f"Saved {name!r}.")
+        change(lambda db: save_scenario(db, name.strip(), scenario, notes=notes or None), f"Saved {name.strip()!r}.")
     try:
         st.download_button("Scenario file (JSON)", scenario_file(current), file_name=f"{file_stem(name)}.json",
                            mime="application/json", key="download_scenario_file",
@@ -152,10 +158,7 @@ st.dataframe(pd.DataFrame([summary_row(s) for s in saved]), hide_index=True, key
 chosen = st.selectbox("Scenario", names, key="scenario_selected")
 profile = next(s["profile"] for s in saved if s["name"] == chosen)
 load, copy, rename, delete = st.columns(4)
-if load.button("Load into the form", key="load_scenario"):
-    load_into_state(st.session_state, profile)
-    st.session_state[FLASH] = f"Loaded {chosen!r}: open Workload and bill to see its bill."
-    st.rerun()
+load.button("Load into the form", key="load_scenario", on_click=load_scenario, args=(profile, chosen))
 new_name = copy.text_input("New name", key="scenario_new_name", placeholder=f"{chosen} (copy)")
 if copy.button("Duplicate", key="duplicate_scenario"):
     target = new_name or f"{chosen} (copy)"
