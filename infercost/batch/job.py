@@ -551,7 +551,7 @@ class JobRun:
     def finish(self, status: str) -> None:
         """Note how the run ended, unless the job is no longer this process's, or the store is gone (the job then
         shows as interrupted once this process has exited, and resumes)."""
-        self.progress.close()
+        self.progress.close(self.spent_now())
         if self.trouble.gave_up:
             return
         actual = actual_of(self.db, self.job_id, self.pricing, self.active_s(), status)
@@ -559,7 +559,6 @@ class JobRun:
             actual["workers"] = self.workers
         store_jobs.set_job(self.db, self.job_id, owner=self.owner, status=status, control=None, pid=None,
                            active_s=self.active_s(), actual=actual)
-        self.progress.close(self.spent_now())
 
 
 def _unwritable(out_dir: Path, error: OSError) -> InputError:
