@@ -75,9 +75,12 @@ if report is not None:
     if not table.empty:
         table["native"] = table["native"].map({True: "native", False: "emulated"})
         table = table[[c for c in table.columns if c != "native"] + ["native"]]
+        for column in table.columns:
+            if column.endswith(("GPU", "GPUs")):  # words, not a grey None, where the weights do not fit
+                table[column] = table[column].map(lambda v: "does not fit" if pd.isna(v) else f"{int(v):,}")
         st.dataframe(table, hide_index=True, key="models_fits",
                      column_config={"native": st.column_config.TextColumn(f"{report['dtype']} on this GPU")})
-        st.caption("None: the weights do not fit on that many GPUs. Emulated: the GPU has no tensor cores for the "
+        st.caption("Concurrent sequences of that context per GPU count. Emulated: the GPU has no tensor cores for the "
                    "format, so its weights are widened to 16 bits for compute (FP4 before Blackwell).")
     else:
         st.warning("The weights fit on no datasheet GPU at up to 8 GPUs.")
