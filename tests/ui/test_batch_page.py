@@ -24,7 +24,8 @@ def job_of(model: str) -> str:
     return next(job["job_id"] for job in batch.list_jobs() if batch.job_status(job["job_id"])["config"]["model"] == model)
 
 
-def test_after_planning_a_second_job_the_page_follows_it(tmp_path):
+def test_after_planning_a_second_job_the_page_follows_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("INFERCOST_APP_LOCAL_PATHS", "1")  # the test names a file outside the upload folder
     at = AppTest.from_file(PAGE, default_timeout=60).run()
     plan(at, write_batch_file(tmp_path / "first.jsonl", 3))
     plan(at, write_batch_file(tmp_path / "second.jsonl", 5), "other-model")
@@ -39,7 +40,8 @@ def shown_values(frame) -> list[str]:
     return [str(value) for column in frame.columns for value in frame[column]]
 
 
-def test_budget_and_actual_read_in_units_with_no_none_or_raw_floats(tmp_path):
+def test_budget_and_actual_read_in_units_with_no_none_or_raw_floats(tmp_path, monkeypatch):
+    monkeypatch.setenv("INFERCOST_APP_LOCAL_PATHS", "1")  # the test names a file outside the upload folder
     from infercost.runner.scripted_server import Script, running
 
     with running(Script(ttft_ms=1, gap_us=100)) as url:

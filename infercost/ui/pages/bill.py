@@ -216,7 +216,7 @@ if not self_host.empty:
     table = options_table({"profile": result["profile"], "api": [], "self_host": result["self_host"]})
     table["gpu_hours_per_day"] = table["option"].map(self_host.set_index("name")["gpu_hours_per_day"])
     shown = options_shown(table)  # a setup that meets no SLO reads "SLO not met", never a grey "None"
-    by_cost = api.sort_values("cost_per_month")["model"].tolist()
+    by_cost = api.sort_values("cost_per_month")["model"].tolist() if "cost_per_month" in api else []  # no API: none
     if by_cost and st.session_state.get("bill_break_even_api") not in by_cost:
         st.session_state["bill_break_even_api"] = by_cost[0]  # the cheapest, until the person picks another
     against = st.selectbox("Break-even against the API", by_cost, key="bill_break_even_api",

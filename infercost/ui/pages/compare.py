@@ -288,7 +288,8 @@ with claims:
         d, e, f = st.columns(3)
         stated = Claim(claim, claim_model, "" if claim_gpu == NOT_SAID else claim_gpu,
                        int(d.number_input("GPUs per replica (0: not said)", 0, 1024, 0, key="cmp_claim_gpus")),
-                       int(e.number_input("Input tokens per request (0: not said)", 0, 10**7, 0, key="cmp_claim_input")),
+                       int(e.number_input("Input tokens per request (0: not said)", 0, 10**7, 0,
+                                          key="cmp_claim_input")),
                        int(f.number_input("Output tokens per request (0: not said)", 0, 10**7, 0,
                                           key="cmp_claim_output")))  # fmt: skip
         by_id = {p.id: p for p in profiles}
