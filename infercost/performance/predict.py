@@ -412,7 +412,7 @@ def predict_roofline(
     concurrencies whose KV caches do not fit are left out."""
     _check_shape(input_len, output_len)
     dtype, engine = weights_dtype(dtype), engine_name(engine)
-    engine_hardware(gpu, gpus, dtype)  # an unknown GPU is refused first, then an unknown model or dtype
+    # an unknown GPU is refused first (engine_hardware), then an unknown model or dtype (setup_for)
     setup_for(model, engine_hardware(gpu, gpus, dtype), dtype, ENGINE_PRESETS["vllm"])
     upcast_note = _check_native(gpu, dtype)
     layout = layout.resolved(gpus, model_shape(model))
