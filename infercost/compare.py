@@ -34,6 +34,7 @@ from infercost.estimate import (
     resolve_setup,
     workload_for,
 )
+from infercost.performance.operating_points import error_scaled
 from infercost.performance.profiles import ThroughputProfile
 from infercost.pricing import ApiPrice, find_price
 from infercost.profile import Profile
@@ -373,3 +374,88 @@ def band_verdict(bill: float, band: Mapping[str, float], *, self_host: bool = Fa
            "day's volume" if self_host else "it prices the mean prompt length you entered, the band draws each "
            "call's own length (and long-context rates apply per call)")  # fmt: skip
     return f"The deterministic bill (${bill:,.0f}) lies {side} the P10–P90 band: {why}."
+
+
+# --- the same weights: one open model's API offers beside its self-hosted setups ------------------------------------
+
+
+def _step_costs(setup: Any, attempts_per_call: float, days_per_month: float, axis: np.ndarray) -> np.ndarray:
+    """A setup's monthly cost at each volume of ``axis``, from its exact cost steps; NaN where no point serves it."""
+    step = self_host_step_cost(setup, attempts_per_call, days_per_month, float(axis[-1]))
+    if step is None:
+        return np.full(len(axis), np.nan)
+    piece = np.searchsorted(step.edges, axis, side="left") - 1  # piece i is (edges[i], edges[i + 1]]
+    inside = (piece >= 0) & (piece < len(step.costs))
+    return np.where(inside, step.costs[np.clip(piece, 0, len(step.costs) - 1)], np.nan)
+
+
+def self_host_band_curves(profile: Profile, *, points: int = 3 * CURVE_POINTS,
+                          load_run: RunLoader | None = None) -> pd.DataFrame:  # fmt: skip
+    """Each predicted setup's P10 and P90 monthly cost against calls/day: its points erred as the p10 and p90 of
+    their kind of transfer's measured error, as ``cost_per_month_range`` is at today's volume. Measured setups have no
+    band; an end is NaN where, so erring, no point would meet the SLO."""
+    axis = calls_axis(profile.calls_per_day, points=points)
+    frames = []
+    for index, spec in enumerate(profile.self_host):
+        resolved = resolve_setup(profile, spec, index, load_run)
+        error = resolved.basis.expected_error
+        if not error:
+            continue
+        attempts_per_call = float(resolved.volumes.attempts_per_day) / profile.calls_per_day
+        low, high = (_step_costs(dataclasses.replace(resolved.setup, points=error_scaled(resolved.setup.points, error,
+                                                                                         optimistic=optimistic)),
+                                 attempts_per_call, profile.days_per_month, axis)
+                     for optimistic in (True, False))  # fmt: skip
+        frames.append(pd.DataFrame({"calls_per_day": axis, "low": low, "high": high, "option": spec.name}))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["calls_per_day", "low", "high",
+                                                                                     "option"])  # fmt: skip
+
+
+def same_weights_table(result: dict[str, Any], matches: Mapping[str, str]) -> pd.DataFrame:
+    """The *Same weights* table: every option as ``options_table`` has it, with how each API offer's weights match
+    the model's (``exact``, or ``same_architecture``: another checkpoint of its shapes), cheapest first."""
+    table = options_table(result)
+    table.insert(1, "weights", [matches.get(option, "self-hosted") for option in table["option"]])
+    return table
+
+
+def same_weights_sentence(result: dict[str, Any], model: str) -> str:
+    """One answer at today's volume: the cheapest API offer of the weights against the cheapest self-host setup, with
+    the setup's range and where self-hosting starts to pay, and what both figures rest on."""
+    calls = float(result["profile"]["calls_per_day"])
+    apis = sorted((r for r in result["api"] if r["cost_per_month"] is not None), key=lambda r: r["cost_per_month"])
+    hosts = sorted((r for r in result["self_host"] if r["cost_per_month"] is not None),
+                   key=lambda r: r["cost_per_month"])  # fmt: skip
+    short = model.rsplit("/", 1)[-1]
+    if not apis and not hosts:
+        return f"Nothing prices {short} at this workload: no API serves it and no GPU setup meets the SLO."
+    if not hosts:
+        return (f"At {calls:,.0f} calls/day, {short} costs least from {apis[0]['provider']} "
+                f"(${apis[0]['cost_per_month']:,.0f}/month); no self-host setup meets the SLO on the GPUs tried.")
+    host = hosts[0]
+    spread = cost_range_text(host)
+    spread = f" (P10–P90 {spread})" if spread.startswith("$") else f" ({spread})" if spread else ""
+    offer = host.get("gpu_offer") or {}
+    where = f" on {offer['provider']} at ${offer['price_per_hour']:.2f}/GPU-hour" if offer else ""
+    setup = f"self-hosted on {host['gpus_per_replica']}× {host['gpu']}{where}"
+    basis = f" Basis: {host['basis']} self-host figures ({host.get('error_transfer') or 'no'} transfer)"
+    if not apis:
+        return f"At {calls:,.0f} calls/day no API serves {short}; {setup} costs ${host['cost_per_month']:,.0f}/month" \
+               f"{spread}.{basis}."
+    api = apis[0]
+    basis += f"; API prices as of {api['price_as_of']}."
+    regions = next((o["break_even"] for o in host.get("same_weights", []) if o["model"] == api["model"]), [])
+    if host["cost_per_month"] <= api["cost_per_month"]:
+        answer = (f"At {calls:,.0f} calls/day, {short} {setup} costs ${host['cost_per_month']:,.0f}/month{spread}, "
+                  f"less than its cheapest API offer ({api['provider']}, ${api['cost_per_month']:,.0f}/month): "
+                  "self-hosting pays")
+        range_ = host.get("cost_per_month_range") or [None, None]
+        if range_[1] is None or range_[1] > api["cost_per_month"]:
+            answer += ", though the prediction's P90 would cost more than the API: measure before you commit"
+    else:
+        times = host["cost_per_month"] / api["cost_per_month"] if api["cost_per_month"] else math.inf
+        answer = (f"At {calls:,.0f} calls/day, {short} costs least from {api['provider']} "
+                  f"(${api['cost_per_month']:,.0f}/month); {setup} costs ${host['cost_per_month']:,.0f}/month"
+                  f"{spread}, {times:,.1f}× more")
+        answer += f"; self-hosting is {describe_regions(regions)}" if regions else ""
+    return answer + "." + basis

@@ -22,6 +22,8 @@ from infercost.costmodel import (
     token_volumes,
 )
 from infercost.costmodel.breakeven import break_even_regions, self_host_step_cost
+from infercost.errors import InputError
+from infercost.performance.models import find_bundled
 from infercost.performance.operating_points import (
     PointsBasis,
     RunLoader,
@@ -43,6 +45,7 @@ from infercost.pricing import (
     merge,
 )
 from infercost.pricing.catalog import api_prices_with_home, apply_override, validate_entries
+from infercost.pricing.open_weights import offers_of_weights
 from infercost.profile import Profile, SelfHost, new_entry_defaults
 
 STALE_PRICE_DAYS = 90  # a GPU price older than this is flagged on its row
@@ -126,6 +129,7 @@ def api_row(profile: Profile, price: ApiPrice) -> dict[str, Any]:
     return {
         "model": price.id,
         "provider": price.provider,
+        "open_weights": price.open_weights,
         "tokenizer": price.tokenizer,
         "fidelity": price.tokenizer_fidelity,
         "prompt_tokens": float(count.tokens),
@@ -236,13 +240,59 @@ def cost_range_text(row: Mapping[str, Any]) -> str:
     return f"${low}" if low == high else f"${low}–{high}"
 
 
+def setup_weights(spec: SelfHost, basis: PointsBasis) -> str | None:
+    """The weights a setup serves: the ones it names, else the model its points were measured or predicted on; a
+    bundled name (``gpt-oss-120b``) as its checkpoint's Hugging Face id, the id catalog offers name."""
+    name = spec.model or basis.model or None
+    bundled = find_bundled(name) if name and "/" not in name else None
+    return bundled.hf_id if bundled is not None else name
+
+
+def check_weights(spec: SelfHost, prices: Sequence[ApiPrice]) -> None:
+    """A setup that names its weights names ones infercost knows: a bundled architecture or a catalog offer's."""
+    if spec.model is None or find_bundled(spec.model) is not None:
+        return
+    try:
+        offers_of_weights(spec.model, prices)
+    except InputError as error:
+        close = error.reason.partition("; close: ")[2]
+        raise InputError("model", f"self-host setup {spec.name!r} serves unknown weights {spec.model!r}: no bundled "
+                                  "config and no catalog offer of that name (see `python -m infercost models list` "
+                                  f"and `prices --json`'s open_weights){'; close: ' + close if close else ''}"
+                         ) from None  # fmt: skip
+
+
+def same_weights(profile: Profile, resolved: ResolvedSetup, model: str | None, prices: Sequence[ApiPrice],
+                 api_rows: Sequence[dict[str, Any]], *, meets_slo: bool) -> list[dict[str, Any]]:  # fmt: skip
+    """Every API offer of the setup's weights (and of checkpoints of their architecture, marked) at this workload,
+    cheapest first: each priced as its API row is, with the volumes where the setup costs no more."""
+    if not model:
+        return []
+    try:
+        found = offers_of_weights(model, prices)
+    except InputError:  # weights no catalog offer serves: nothing to set beside them
+        return []
+    rows_by_id = {row["model"]: row for row in api_rows}
+    offers = [(match, rows_by_id.get(price.id) or api_row(profile, price)) for match, price in found.offers]
+    crossings = break_even(profile, resolved, [row for _, row in offers]) if offers and meets_slo else {}
+    shown = [{"model": row["model"], "provider": row["provider"], "match": match,
+              "cost_per_month": row["cost_per_month"], "cost_per_million_tokens": row["cost_per_million_tokens"],
+              "price_as_of": row["price_as_of"], "break_even": crossings.get(row["model"], [])}
+             for match, row in offers]  # fmt: skip
+    return sorted(shown, key=lambda row: (row["cost_per_month"], row["model"]))
+
+
 def self_host_row(profile: Profile, spec: SelfHost, index: int, load_run: RunLoader | None,
-                  api_rows: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:  # fmt: skip
+                  api_rows: Sequence[dict[str, Any]] = (),
+                  prices: Sequence[ApiPrice] = ()) -> dict[str, Any]:  # fmt: skip
+    check_weights(spec, prices)
     resolved = resolve_setup(profile, spec, index, load_run)
     estimate = size_self_host(resolved.setup, resolved.volumes, days_per_month=profile.days_per_month)
     point, basis, met = estimate.operating_point, resolved.basis, estimate.meets_slo
+    weights = setup_weights(spec, basis)
     return {
         "name": spec.name,
+        "model": weights,
         "gpu": spec.gpu,
         "mode": spec.mode,
         "operating_point": None if point is None else {
@@ -269,6 +319,7 @@ def self_host_row(profile: Profile, spec: SelfHost, index: int, load_run: RunLoa
         "unserved_attempts_per_day": estimate.unserved_attempts_per_day,
         "gpu_offer": gpu_offer(spec, basis.hardware, bundled_gpu_prices()),
         "break_even": break_even(profile, resolved, api_rows) if met else {},
+        "same_weights": same_weights(profile, resolved, weights, prices, api_rows, meets_slo=met),
         "warnings": estimate.warnings + resolved.notes,
     }  # fmt: skip
 
@@ -282,7 +333,8 @@ def estimate(
     return {
         "profile": profile.model_dump(mode="json"),
         "api": api,
-        "self_host": [self_host_row(profile, spec, i, load_run, api) for i, spec in enumerate(profile.self_host)],
+        "self_host": [self_host_row(profile, spec, i, load_run, api, prices)
+                      for i, spec in enumerate(profile.self_host)],
     }
 
 

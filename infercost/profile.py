@@ -116,6 +116,8 @@ def _is_latency(value: Any) -> bool:
 
 class SelfHost(_Strict):
     name: str = Field(min_length=1)
+    # the weights it serves (a Hugging Face id or a bundled name); None: the roofline's or the run's model
+    model: str | None = Field(default=None, min_length=1)
     gpu: str = ""
     gpu_price_per_hour: float = Field(gt=0, le=1000)
     gpu_offer: str | None = None  # id of the catalog GPU offer the price came from (``prices --json``), if any

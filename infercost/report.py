@@ -42,6 +42,9 @@ SELF_HOST_COLUMNS = (
     "gpu_hours_per_day", "cost_per_day", "cost_per_month", "cost_per_month_p10_p90", "error_transfer",
     "cost_per_million_tokens",
 )  # fmt: skip
+SAME_WEIGHTS_COLUMNS = (
+    "model", "provider", "match", "cost_per_month", "cost_per_million_tokens", "price_as_of", "self_hosting",
+)  # fmt: skip
 COMPARISON_SHOWN = (
     "scenario", "kind", "option", "cost_per_month", "cost_per_month_p10_p90", "cost_per_call",
     "cost_per_million_tokens", "fidelity", "basis",
@@ -139,7 +142,29 @@ def _scenario_blocks(name: str, estimate: Mapping[str, Any]) -> list[Block]:
     if estimate.get("self_host"):
         rows = [{**row, "cost_per_month_p10_p90": cost_range_text(row)} for row in estimate["self_host"]]
         blocks += [Block("h3", "Self-hosted"), _table(SELF_HOST_COLUMNS, rows)]
-    return [*blocks, Block("h3", "Warnings"), _warnings(estimate)]
+    return [*blocks, *_same_weights_blocks(estimate), Block("h3", "Warnings"), _warnings(estimate)]
+
+
+def _same_weights_blocks(estimate: Mapping[str, Any]) -> list[Block]:
+    """Per self-host setup, every API offer of the weights it serves at this workload, and where self-hosting costs
+    no more than each: the like-for-like half of the comparison."""
+    from infercost.costmodel.breakeven import describe_regions
+
+    blocks = []
+    for row in estimate.get("self_host", []):
+        if not row.get("same_weights"):
+            continue
+        cost = "meets no SLO" if row.get("cost_per_month") is None else f"${row['cost_per_month']:,.0f}/month"
+        spread = cost_range_text(row)
+        records = [{**offer, "self_hosting": describe_regions([tuple(r) for r in offer["break_even"]])}
+                   for offer in row["same_weights"]]  # fmt: skip
+        blocks += [Block("h3", f"Same weights as {row['name']}"),
+                   Block("p", f"{row['name']} self-hosts {row['model']}: {cost}"
+                              + (f" (P10–P90 {spread})" if spread.startswith("$") else "")
+                              + ". Every API offer of those weights (match: exact, or same_architecture for another "
+                                "checkpoint of its shapes), and the calls/day where self-hosting costs no more:"),
+                   _table(SAME_WEIGHTS_COLUMNS, records)]  # fmt: skip
+    return blocks
 
 
 def report_blocks(estimates: Estimates, generated_at: str) -> list[Block]:

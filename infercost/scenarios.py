@@ -212,9 +212,9 @@ def scenario_file(profile: Mapping[str, Any]) -> str:
 
 
 COMPARISON_COLUMNS = (
-    "scenario", "kind", "option", "cost_per_day", "cost_per_month", "cost_per_month_p10_p90", "cost_per_call",
-    "cost_per_million_tokens", "provider", "tokenizer", "fidelity", "prompt_token_basis", "price_source", "price_as_of",
-    "basis", "run_id", "hardware", "throughput_source", "meets_slo", "replicas", "gpu_hours_per_day", "warnings",
+    "scenario", "kind", "option", "weights", "cost_per_day", "cost_per_month", "cost_per_month_p10_p90",
+    "cost_per_call", "cost_per_million_tokens", "provider", "tokenizer", "fidelity", "prompt_token_basis",
+    "price_source", "price_as_of", "basis", "run_id", "hardware", "throughput_source", "meets_slo", "replicas", "gpu_hours_per_day", "warnings",
 )  # fmt: skip
 
 
@@ -224,11 +224,13 @@ def _option_rows(scenario: str, estimate: Mapping[str, Any]) -> list[dict[str, A
     from infercost.estimate import cost_range_text  # the estimate's own wording; heavy, so only where compared
 
     calls_per_day = float(estimate["profile"]["calls_per_day"])
-    rows = [{**row, "kind": "api", "option": row["model"]} for row in estimate["api"]]
+    rows = [{**row, "kind": "api", "option": row["model"], "weights": row.get("open_weights")}
+            for row in estimate["api"]]
     for row in estimate["self_host"]:
         per_day = row.get("cost_per_day")
         per_call = None if per_day is None else per_day / calls_per_day
-        rows.append({**row, "kind": "self_host", "option": row["name"], "cost_per_call": per_call,
+        rows.append({**row, "kind": "self_host", "option": row["name"], "weights": row.get("model"),
+                     "cost_per_call": per_call,
                      "cost_per_month_p10_p90": cost_range_text(row)})  # fmt: skip
     return [{**row, "scenario": scenario, "warnings": "; ".join(row.get("warnings", []))} for row in rows]
 

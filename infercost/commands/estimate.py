@@ -20,6 +20,11 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("profile", metavar="PROFILE", help="workload profile file, or - for stdin")
     parser.add_argument("--prices", metavar="FILE", help="your own API prices, overriding the catalog")
+    parser.add_argument("--same-weights", metavar="MODEL",
+                        help="set one open model's API offers beside its ready-made self-host setups (each GPU type's "
+                             "cheapest on-demand offer, the fewest GPUs that hold it): replaces the profile's "
+                             "api_models and self_host; its other self-host fields (slo, mode, ...) apply to every "
+                             "setup")  # fmt: skip
     add_db_argument(parser)
     parser.set_defaults(handler=run, render=render)
 
@@ -27,8 +32,16 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> dict[str, Any]:
     from infercost.estimate import estimate, load_catalog, run_loader
 
-    profile = parse_profile(read_document_or_stdin(args.profile), name=args.profile)
-    return estimate(profile, catalog=load_catalog(args.prices), load_run=run_loader(args.db))
+    document = read_document_or_stdin(args.profile)
+    profile = parse_profile(document, name=args.profile)
+    catalog = load_catalog(args.prices)
+    if args.same_weights:
+        from infercost.same_weights import SETUP_FIELDS, same_weights_profile
+
+        common = {k: v for k, v in (document.get("self_host") or [{}])[0].items() if k in SETUP_FIELDS}
+        profile = parse_profile(same_weights_profile(document, args.same_weights, catalog, common).document,
+                                name=args.profile)  # fmt: skip
+    return estimate(profile, catalog=catalog, load_run=run_loader(args.db))
 
 
 def render(payload: dict[str, Any]) -> str:
@@ -59,6 +72,10 @@ def render(payload: dict[str, Any]) -> str:
     parts = [f"Workload {payload['profile']['name']!r} (US$)", api]
     if payload["self_host"]:
         parts += ["Self-hosted", self_host]
+    listed = {row["model"]: row["same_weights"] for row in payload["self_host"] if row.get("same_weights")}
+    for weights, offers in listed.items():  # once per model: every setup of it lists the same offers
+        parts += [f"API offers of {weights}, the weights self-hosted above",
+                  table(offers, ("model", "match", "cost_per_month", "cost_per_million_tokens"))]
     if warnings:
         parts += ["Notes", "\n".join(warnings)]
     return "\n\n".join(parts)

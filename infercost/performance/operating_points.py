@@ -42,6 +42,7 @@ class PointsBasis:
     note: str = ""
     transfer: str = ""  # the engine model's kind of transfer, where the points are predicted
     expected_error: dict[str, dict[str, float]] = field(default_factory=dict)  # per metric, from the harness
+    model: str = ""  # the weights the points were measured or predicted on, where that is known
 
 
 INLINE = "inline"
@@ -96,6 +97,7 @@ def throughput_points(
     basis = PointsBasis(
         profile.basis, reference_id(profile), profile.input_len, profile.output_len,
         profile.gpus_per_replica, profile.source, profile.hardware, profile.notes if estimated else "",
+        model=profile.model,
     )  # fmt: skip
     return points, basis
 
@@ -109,7 +111,7 @@ def predicted_points(predicted: PredictedProfile) -> tuple[list[ThroughputPoint]
     reference = None if predicted.basis == "roofline" else predicted.source
     basis = PointsBasis(predicted.basis, reference, predicted.input_len, predicted.output_len,
                         predicted.gpus_per_replica, predicted.source, predicted.hardware, "; ".join(predicted.notes),
-                        predicted.transfer, predicted.expected_error)  # fmt: skip
+                        predicted.transfer, predicted.expected_error, predicted.model)  # fmt: skip
     return points, basis
 
 
@@ -186,7 +188,7 @@ def fitted_points(
     if model.assumptions:
         note += "; assumed: " + "; ".join(model.assumptions)
     basis = PointsBasis("fitted", reference_id(profile), prompt_tokens, output_tokens, profile.gpus_per_replica,
-                        profile.source, profile.hardware, note)  # fmt: skip
+                        profile.source, profile.hardware, note, model=profile.model)  # fmt: skip
     return points, basis
 
 

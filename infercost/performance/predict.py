@@ -390,6 +390,12 @@ def _check_native(gpu: str, dtype: str) -> list[str]:
             "to 16 bits"]
 
 
+def _vendor(gpu: str) -> str:
+    from infercost.pricing import bundled_gpu_specs
+
+    return next(s.vendor for s in bundled_gpu_specs() if s.gpu.lower() == gpu.lower())
+
+
 ENGINE_NAMES = {"vllm": "vllm", "sglang": "sglang", "trtllm": "tensorrt-llm", "trt-llm": "tensorrt-llm",
                 "tensorrt-llm": "tensorrt-llm"}  # fmt: skip
 
@@ -415,10 +421,19 @@ def predict_roofline(
     # an unknown GPU is refused first (engine_hardware), then an unknown model or dtype (setup_for)
     setup_for(model, engine_hardware(gpu, gpus, dtype), dtype, ENGINE_PRESETS["vllm"])
     upcast_note = _check_native(gpu, dtype)
+    nvidia = _vendor(gpu) == "NVIDIA"
+    if engine == "tensorrt-llm" and not nvidia:
+        raise InputError("engine", f"TensorRT-LLM runs on NVIDIA GPUs only and {gpu} is {_vendor(gpu)}'s: use vllm "
+                                   "or sglang")  # fmt: skip
     layout = layout.resolved(gpus, model_shape(model))
     engines = layout.engines
     hardware = engine_hardware(gpu, gpus // engines, dtype)
     reference = _reference(model, gpu, dtype, engine)
+    if reference is not None and not nvidia and engine_preset(reference.engine)[0] == "tensorrt-llm":
+        # calibrated on TensorRT-LLM, which this GPU cannot run: the nearest vLLM table, else vLLM's scheduler on it
+        reference = _reference(model, gpu, dtype, "vllm")
+        measured = engine_preset(reference.engine)[0] if reference else "vllm"
+        engine = engine or (measured if measured != "tensorrt-llm" else "vllm")
     spec = f"roofline:{model}@{gpus}x{hardware.gpu}:{dtype}"
     error: dict[str, dict[str, float]] = {}
     if reference is not None:

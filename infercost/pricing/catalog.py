@@ -72,6 +72,12 @@ def bundled_gpu_specs() -> tuple[GpuSpec, ...]:
     return tuple(validate_entries(_bundled("gpu_specs.json"), GpuSpec, name="gpu_specs.json"))
 
 
+def cheapest_offer(gpu: str, offers: Sequence[GpuPrice] | None = None) -> GpuPrice | None:
+    """The cheapest on-demand offer for a GPU in the catalog (spot can vanish; on-demand is the honest default)."""
+    matching = [o for o in (offers or bundled_gpu_prices()) if o.gpu.lower() == gpu.lower() and o.kind == "on-demand"]
+    return min(matching, key=lambda o: o.price_per_hour, default=None)
+
+
 def load_api_overrides(path: str | Path) -> list[ApiPrice]:
     """A person's own API prices (negotiated, new models), from a JSON or YAML file."""
     return validate_entries(read_document(path), ApiPrice, name=str(path))

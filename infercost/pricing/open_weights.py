@@ -5,8 +5,7 @@ catalog knows of no public checkpoint (closed models, and the few names listed i
 reason). SOURCES.md ("Open weights") states the rule and its exceptions.
 
 Offers of *other* checkpoints with the same architecture (DeepSeek-V3, V3-0324 and R1; an instruct model and its
-base) are listed too, marked as such. ``architecture_key`` decides that, by a simple name rule for now; it is the one
-function to replace once ``infercost.performance.architecture`` resolves ids to architectures from their configs.
+base) are listed too, marked as such; ``architecture_key`` decides that, by a name rule.
 """
 
 from __future__ import annotations
@@ -15,6 +14,7 @@ import difflib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Literal
 
 from infercost.errors import InputError
@@ -83,11 +83,14 @@ _SAME_ARCHITECTURE = (
 )
 
 
+@cache
 def architecture_key(hf_id: str) -> str:
     """A name for the architecture of a checkpoint: equal keys mean the same weights' shapes (so the same self-host
-    numbers). A name rule: the repository name, lower-cased, without variant tags, then a small table of
-    equivalences. Replace this function with a lookup in ``infercost.performance.architecture`` when that exists."""
-    name = hf_id.rsplit("/", 1)[-1].lower()
+    numbers). A name rule: the repository name, lower-cased, without variant tags (and without the "Meta-" that
+    Meta's repositories dropped: ``Meta-Llama-3.1-8B-Instruct`` is ``Llama-3.1-8B-Instruct``), then a small table of
+    equivalences. Not the bundled config a name resolves to: that maps Llama-3 onto Llama-3.1 (same shapes, another
+    context length and model)."""
+    name = hf_id.rsplit("/", 1)[-1].lower().removeprefix("meta-")  # Meta renamed "Meta-Llama-3.1-*" "Llama-3.1-*"
     while (stripped := _VARIANT_TAG.sub("", name)) != name:
         name = stripped
     for pattern, key in _SAME_ARCHITECTURE:

@@ -123,6 +123,7 @@ class GpuSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     gpu: str = Field(min_length=1)
+    vendor: Literal["NVIDIA", "AMD"] = "NVIDIA"  # which engines run on it: TensorRT-LLM is NVIDIA's only
     memory_gb: float = Field(gt=0)
     memory_bandwidth_gbps: float = Field(gt=0)  # GB/s
     bf16_dense_tflops: float = Field(gt=0)

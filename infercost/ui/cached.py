@@ -16,6 +16,7 @@ from infercost.compare import (
     api_cost_curves,
     api_tornado,
     claim_readings,
+    self_host_band_curves,
     self_host_cost_curves,
     self_host_tornado,
 )
@@ -195,3 +196,29 @@ def _claim_readings_frame(profile_json: str, spec_json: str, claim_tokens_per_s:
     profile = parse_profile(json.loads(profile_json))
     resolved = resolve_setup(profile, SelfHost(**json.loads(spec_json)), 0, run_loader())
     return claim_readings(profile, resolved, claim_tokens_per_s)
+
+
+@st.cache_data(show_spinner=False)
+def open_model_choices() -> list[dict[str, Any]]:
+    """The open models the *Same weights* view offers: served by a catalog offer and described by a bundled config."""
+    from infercost.same_weights import open_models
+
+    return [model.__dict__ for model in open_models(bundled_api_prices())]
+
+
+@st.cache_data(show_spinner="Fitting the model on every GPU type and pricing its API offers…", max_entries=32)
+def same_weights_json(profile_json: str, model: str, common_json: str) -> dict[str, Any]:
+    """The *Same weights* view of one model at the workload: its profile, estimate, offer matches and skipped GPUs
+    (no stored runs are read: every setup is predicted, every offer is priced from the catalog)."""
+    from infercost.same_weights import same_weights_profile
+
+    view = same_weights_profile(json.loads(profile_json), model, bundled_api_prices(), json.loads(common_json))
+    return {"profile_json": json.dumps(view.document, sort_keys=True, default=str),
+            "result": estimate(parse_profile(view.document), load_run=run_loader()), "matches": view.matches,
+            "skipped": [skip.__dict__ for skip in view.skipped]}  # fmt: skip
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def band_curves(profile_json: str) -> pd.DataFrame:
+    """Each predicted setup's P10–P90 monthly cost against calls/day (``self_host_band_curves``)."""
+    return self_host_band_curves(parse_profile(json.loads(profile_json)), load_run=run_loader())

@@ -3,25 +3,45 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, MutableMapping, Sequence
 from typing import Any
 
 from infercost.costmodel.owned import OwnedHardware, owned_cost_per_gpu_hour
-from infercost.performance.architectures import ARCHITECTURES
+from infercost.performance.models import bundled_architecture, bundled_models
 from infercost.performance.profiles import ThroughputProfile
-from infercost.pricing import GpuPrice, age_days, bundled_gpu_prices
+from infercost.pricing import GpuPrice, age_days, bundled_gpu_prices, cheapest_offer
 
 DEFAULT_SLO = {"p95_ttft_ms": 2000.0, "p95_tpot_ms": 100.0}
-# The models a roofline setup can estimate (the bundled dense ones; the Models page lists them all) and the weight
-# formats it takes.
-ROOFLINE_MODELS = tuple(ARCHITECTURES)
-ROOFLINE_DTYPES = ("bfloat16", "fp8", "int4", "mxfp4", "nvfp4")
+# The models a roofline setup can estimate (every bundled config: dense, MoE, MLA, hybrid), the weight formats it
+# takes, and the engines it schedules as (None: the engine of the nearest published table it is calibrated on).
+ROOFLINE_MODELS = tuple(bundled_models())
+ROOFLINE_DTYPES = ("bfloat16", "fp8", "int8", "int4", "mxfp4", "nvfp4")
+ENGINES: dict[str, str | None] = {"nearest published table's": None, "vLLM": "vllm", "SGLang": "sglang",
+                                  "TensorRT-LLM": "trtllm"}  # fmt: skip
 
 
-def cheapest_offer(gpu: str, offers: Sequence[GpuPrice] | None = None) -> GpuPrice | None:
-    """The cheapest on-demand offer for a GPU in the catalog (spot can vanish; on-demand is the honest default)."""
-    matching = [o for o in (offers or bundled_gpu_prices()) if o.gpu.lower() == gpu.lower() and o.kind == "on-demand"]
-    return min(matching, key=lambda o: o.price_per_hour, default=None)
+def default_dtype(model: str) -> str:
+    """The checkpoint's own weight format (gpt-oss ships MXFP4, DeepSeek-V3 FP8), where the form offers it."""
+    native = bundled_architecture(model).default_dtype
+    return native if native in ROOFLINE_DTYPES else "bfloat16"
+
+
+def roofline_choice(model_box: Any, dtype_box: Any, engine_box: Any, state: MutableMapping[str, Any],
+                    key: str) -> dict[str, Any]:  # fmt: skip
+    """A roofline setup's model, weights and engine from the same lists on every page (boxes are Streamlit columns;
+    picking a model sets the weights to its checkpoint's own format)."""
+    model_key, dtype_key = f"{key}_model", f"{key}_dtype"
+    state.setdefault(model_key, "llama-3.1-8b")
+    state.setdefault(dtype_key, default_dtype(state[model_key]))
+    model = model_box.selectbox("Model", ROOFLINE_MODELS, key=model_key,
+                                on_change=lambda: state.__setitem__(dtype_key, default_dtype(state[model_key])),
+                                help="Every bundled architecture (the Models page shows what each needs)")
+    dtype = dtype_box.selectbox("Weights", ROOFLINE_DTYPES, key=dtype_key,
+                                help="Set to the checkpoint's own format when you pick a model")  # fmt: skip
+    engine = ENGINES[engine_box.selectbox("Engine", list(ENGINES), key=f"{key}_engine",
+                                          help="The serving engine's scheduler the prediction uses; by default the "
+                                               "engine of the published table it is calibrated on")]  # fmt: skip
+    return {"model": model, "dtype": dtype, **({"engine": engine} if engine else {})}
 
 
 def rented_price(gpu: str) -> tuple[float, str]:

@@ -26,11 +26,10 @@ from infercost.ui.cached import (
 from infercost.ui.format import colour_map, cost_bars, fit_legend, options_shown, text_width_px
 from infercost.ui.setups import (
     DEFAULT_SLO,
-    ROOFLINE_DTYPES,
-    ROOFLINE_MODELS,
     offer_choice,
     offers_for,
     price_is_offers,
+    roofline_choice,
     throughput_for_gpu,
 )
 from infercost.ui.state import PROMPT_IN_CHARACTERS, editor_start, init_state, keep_edited, profile_document
@@ -110,12 +109,11 @@ with st.expander(
         throughput, gpus_per_replica = {"run": chosen.id}, chosen.gpus_per_replica
         st.caption(f"Model: **{chosen.model}** on {chosen.gpus_per_replica}× {gpu} · {chosen.basis} · {chosen.source}")
     elif source == ROOFLINE:
-        model = b.selectbox("Model", ROOFLINE_MODELS, index=ROOFLINE_MODELS.index("llama-3.1-8b"),
-                            key="bill_roofline_model")  # fmt: skip
-        dtype = c.selectbox("Weights", ROOFLINE_DTYPES, key="bill_roofline_dtype")
+        chosen_model = roofline_choice(b, c, c, st.session_state, "bill_roofline")
         gpus_per_replica = int(b.number_input("GPUs per replica", 1, 64, 1, key="gpus_per_replica"))
-        throughput = {"roofline": {"model": model, "gpu": gpu, "dtype": dtype, "gpus": gpus_per_replica}}
-        st.caption(f"Model: **{model}** on {gpus_per_replica}× {gpu} ({dtype}) · roofline estimate, not measured")
+        throughput = {"roofline": {**chosen_model, "gpu": gpu, "gpus": gpus_per_replica}}
+        st.caption(f"Model: **{chosen_model['model']}** on {gpus_per_replica}× {gpu} ({chosen_model['dtype']}) · "
+                   "roofline estimate, not measured")
     else:
         example = next((p for p in profiles if "p95_tpot_ms" in p.points[0] and "H100" in p.hardware), profiles[0])
         gpus_per_replica = int(b.number_input("GPUs per replica", 1, 1024, int(example.gpus_per_replica or 1),

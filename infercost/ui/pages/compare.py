@@ -39,16 +39,16 @@ from infercost.ui.cached import (
 )
 from infercost.ui.format import colour_map, cost_bars, options_shown, show_table, text_width_px
 from infercost.ui.prediction import show_prediction
+from infercost.ui.same_weights import show_same_weights
 from infercost.ui.setups import (
     DEFAULT_SLO,
-    ROOFLINE_DTYPES,
-    ROOFLINE_MODELS,
     cheapest_offer,
     default_setups,
     offer_choice,
     offers_for,
     owned_price,
     price_is_offers,
+    roofline_choice,
     setup_spec,
 )
 from infercost.ui.state import init_state, profile_document, workload_summary
@@ -95,14 +95,12 @@ with st.expander("Add a self-host setup (rented or owned)"):
                       key="cmp_source")  # fmt: skip
     left, right = st.columns(2)
     if source == "Roofline estimate":
-        model = left.selectbox(
-            "Model", ROOFLINE_MODELS, index=ROOFLINE_MODELS.index("llama-3.1-8b"), key="cmp_model"
-        )
         gpu = right.selectbox("GPU", list(specs), key="cmp_gpu")
-        dtype = left.selectbox("Weights", ROOFLINE_DTYPES, key="cmp_dtype")
         gpus = right.number_input("GPUs per replica", 1, 64, 1, key="cmp_gpus")
-        throughput = {"roofline": {"model": model, "gpu": gpu, "dtype": dtype, "gpus": int(gpus)}}
-        label = f"{model} · {gpus}× {gpu} ({dtype}, roofline)"
+        chosen_model = roofline_choice(left, left, right, s, "cmp")
+        throughput = {"roofline": {**chosen_model, "gpu": gpu, "gpus": int(gpus)}}
+        engine_label = f", {chosen_model['engine']}" if "engine" in chosen_model else ""
+        label = f"{chosen_model['model']} · {gpus}× {gpu} ({chosen_model['dtype']}{engine_label}, roofline)"
     else:
         by_id = {p.id: p for p in profiles}
         chosen = left.selectbox("Profile", list(by_id), format_func=lambda i: by_id[i].name, key="cmp_profile")
@@ -221,9 +219,9 @@ with st.expander("Basis and notes of every self-host figure"):
         st.markdown(f"- **{row['name']}**: {row['basis']}{' · ' + note if note else ''}"
                     + "".join(f"\n  - {w}" for w in row["warnings"]))  # fmt: skip
 
-bars, volume, movers, claims, band, engine = st.tabs(
-    ["Cost per month", "Against volume (break-even)", "What moves the answer", "Check a speed claim",
-     "Bill band (P10–P99)", "Predicted against measured"],
+bars, volume, same, movers, claims, band, engine = st.tabs(
+    ["Cost per month", "Against volume (break-even)", "Same weights: API or self-host", "What moves the answer",
+     "Check a speed claim", "Bill band (P10–P99)", "Predicted against measured"],
     key="cmp_tab", on_change="rerun",  # only the open tab runs: nothing off screen is computed or drawn
 )  # fmt: skip
 with bars:
@@ -257,6 +255,12 @@ with volume:
         evens = break_even_table(result)
         st.dataframe(evens.pivot(index="self_host", columns="api_model", values="break_even"), key="cmp_evens",
                      width="stretch")  # fmt: skip
+with same:
+    if same.open:
+        st.caption("One open model: every API that serves its weights beside the same weights on each GPU type you "
+                   "can rent (its cheapest on-demand offer, the fewest GPUs that hold it, the engine of the nearest "
+                   "published table), at your workload and the SLO and scaling above.")
+        show_same_weights(profile_document(s), common, s["calls_per_day"])
 with movers:
     if movers.open:
         option = st.selectbox("Option", priced["option"].tolist(), key="cmp_tornado_option")

@@ -1,0 +1,58 @@
+"""Compare's *Same weights* tab: one open model's API offers beside its ready-made self-host setups, in AppTest."""
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+PAGE = str(Path(__file__).resolve().parents[2] / "infercost/ui/pages/compare.py")
+TAB = "Same weights: API or self-host"
+
+
+def same_weights(model: str | None = None, **state) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=180)
+    at.session_state["cmp_tab"] = TAB
+    for key, value in state.items():
+        at.session_state[key] = value
+    at.run()
+    if model is not None:
+        at.selectbox(key="cmp_same_model").set_value(model).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def view_table(at: AppTest):
+    return next(frame.value for frame in at.dataframe if "weights" in frame.value.columns)
+
+
+@pytest.mark.parametrize("model", ["openai/gpt-oss-120b", "deepseek-ai/DeepSeek-V3", "Qwen/Qwen3-235B-A22B",
+                                   "meta-llama/Llama-3.1-8B-Instruct"])  # fmt: skip
+def test_one_table_holds_the_api_offers_and_the_setups_with_their_ranges(model):
+    at = same_weights(model)
+    table = view_table(at)
+    api, hosted = table[table["kind"] == "API"], table[table["kind"] != "API"]
+    assert len(api) >= 2 and len(hosted) >= 3
+    assert set(api["weights"]) <= {"exact", "same_architecture"} and "exact" in set(api["weights"])
+    assert hosted["range"].str.len().gt(0).all()  # every predicted cost says its range (or that it is unknown)
+    assert all("roofline" in basis for basis in hosted["basis"])
+    answer = " ".join(m.value for m in at.markdown)
+    assert f"At {at.session_state['calls_per_day']:,.0f} calls/day" in answer and "Basis:" in answer
+    assert at.get("plotly_chart")
+
+
+def test_the_answer_follows_the_volume():
+    low = " ".join(m.value for m in same_weights("openai/gpt-oss-120b", calls_per_day=2_000).markdown)
+    high = " ".join(m.value for m in same_weights("openai/gpt-oss-120b", calls_per_day=5_000_000).markdown)
+    assert "At 2,000 calls/day" in low and "At 5,000,000 calls/day" in high and low != high
+
+
+def test_gpus_the_model_does_not_fit_are_named_with_why():
+    at = same_weights("deepseek-ai/DeepSeek-V3")
+    captions = " ".join(c.value for c in at.caption)
+    assert "Not set up:" in captions and "H100 SXM" in captions and "8 GPUs" in captions
+
+
+def test_the_reports_carry_the_same_table():
+    at = same_weights("openai/gpt-oss-120b")
+    buttons = [b for b in at.get("download_button") if b.proto.label.startswith("Report")]
+    assert {b.proto.label for b in buttons} == {"Report (markdown)", "Report (html)", "Report (csv)"}
