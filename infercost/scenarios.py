@@ -214,7 +214,8 @@ def scenario_file(profile: Mapping[str, Any]) -> str:
 COMPARISON_COLUMNS = (
     "scenario", "kind", "option", "weights", "cost_per_day", "cost_per_month", "cost_per_month_p10_p90",
     "cost_per_call", "cost_per_million_tokens", "provider", "tokenizer", "fidelity", "prompt_token_basis",
-    "price_source", "price_as_of", "basis", "run_id", "hardware", "throughput_source", "meets_slo", "replicas", "gpu_hours_per_day", "warnings",
+    "price_source", "price_as_of", "basis", "run_id", "hardware", "throughput_source", "meets_slo", "replicas",
+    "gpu_hours_per_day", "warnings",
 )  # fmt: skip
 
 
