@@ -94,6 +94,10 @@ def ready_made_setups(
         if offer is None:
             continue  # nobody rents it on demand: no price to set beside the APIs'
         placed = _fewest_gpus(model, gpu, dtype, shape, cached_prompt_fraction)
+        if placed is None:
+            weights = resolved.architecture.weight_bytes(dtype) / 1e9
+            placed = (f"its weights ({weights:,.0f} GB at {dtype}) leave no room for a KV cache on "
+                      f"{FIT_GPU_COUNTS[-1]} of them")  # fmt: skip
         if isinstance(placed, str):
             skipped.append(Skipped(gpu, placed))
             continue
@@ -104,19 +108,16 @@ def ready_made_setups(
 
 
 def _fewest_gpus(model: str, gpu: str, dtype: str, shape: tuple[int, int],
-                 cached_prompt_fraction: float) -> tuple[int, str] | str:  # fmt: skip
-    """(GPUs, engine) of the smallest replica the engine model predicts for, or why none of 1–8 GPUs can run it."""
-    reason = ""
+                 cached_prompt_fraction: float) -> tuple[int, str] | str | None:  # fmt: skip
+    """(GPUs, engine) of the smallest replica the engine model predicts for; why it cannot run on this GPU (a dtype
+    it lacks); None where even the most GPUs do not hold it."""
     for gpus in FIT_GPU_COUNTS:
         try:
-            predicted = _predicted_engine(model, gpu, gpus, dtype, shape, cached_prompt_fraction)
+            return gpus, _predicted_engine(model, gpu, gpus, dtype, shape, cached_prompt_fraction)
         except InputError as error:
             if error.field not in DOES_NOT_FIT:
                 return f"{error.field}: {error.reason}"
-            reason = error.reason
-            continue
-        return gpus, predicted
-    return f"does not fit on {FIT_GPU_COUNTS[-1]} GPUs: {reason}"
+    return None
 
 
 @cache

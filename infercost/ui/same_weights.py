@@ -47,8 +47,11 @@ def show_same_weights(document: Mapping[str, Any], common: Mapping[str, Any], ca
     table = same_weights_table(result, matches)
     _show_table(table)
     _show_chart(view["profile_json"], result, table, matches, calls_per_day)
-    if view["skipped"]:
-        st.caption("Not set up: " + "; ".join(f"**{s['gpu']}** ({s['reason']})" for s in view["skipped"]))
+    by_reason: dict[str, list[str]] = {}
+    for skipped in view["skipped"]:
+        by_reason.setdefault(skipped["reason"], []).append(skipped["gpu"])
+    for reason, gpus in by_reason.items():  # one line per reason: eight GPUs too small for a model say it once
+        st.caption(f"Not set up on {', '.join(gpus)}: {reason}.")
     _downloads(result, model)
 
 
@@ -148,6 +151,7 @@ def _downloads(result: dict[str, Any], model: str) -> None:
     short = model.rsplit("/", 1)[-1]
     document = {f"same weights: {short}": result}
     for column, fmt in zip(st.columns(3), ("markdown", "html", "csv"), strict=True):
-        column.download_button(f"Report ({fmt})", render_report(document, fmt), key=f"cmp_same_report_{fmt}",
+        # no key: a cmp_ key is kept across pages, and Streamlit refuses to set a download button's value
+        column.download_button(f"Report ({fmt})", render_report(document, fmt),
                                file_name=f"same-weights-{short}.{EXTENSIONS[fmt]}", mime=MEDIA_TYPES[fmt])
 
