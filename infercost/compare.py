@@ -459,3 +459,16 @@ def same_weights_sentence(result: dict[str, Any], model: str) -> str:
                   f"{spread}, {times:,.1f}× more")
         answer += f"; self-hosting is {describe_regions(regions)}" if regions else ""
     return answer + "." + basis
+
+
+def prompt_caching_note(cached_prompt_fraction: float) -> str:
+    """How the two sides treat the cached share of each prompt, said beside the table so neither looks free."""
+    if not cached_prompt_fraction:
+        return ""
+    from infercost.performance.engine import ENGINE_PRESETS
+
+    caching = [name for name, preset in ENGINE_PRESETS.items() if preset.prefix_caching]
+    return (f"Prompt caching ({cached_prompt_fraction:.0%} of each prompt): API rows bill that share at each model's "
+            f"cached-input rate; predicted self-host setups on an engine whose prefix cache is on by default "
+            f"({', '.join(caching)}) do not prefill it again, so their TTFT and capacity follow; measured and "
+            "published tables stand as they were measured.")

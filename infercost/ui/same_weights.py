@@ -14,7 +14,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from infercost.compare import same_weights_sentence, same_weights_table
+from infercost.compare import prompt_caching_note, same_weights_sentence, same_weights_table
 from infercost.errors import InputError
 from infercost.report import EXTENSIONS, MEDIA_TYPES, render_report
 from infercost.ui.cached import band_curves, cost_curves, open_model_choices, same_weights_json, show_input_error
@@ -44,6 +44,8 @@ def show_same_weights(document: Mapping[str, Any], common: Mapping[str, Any], ca
         return
     result, matches = view["result"], view["matches"]
     st.markdown(same_weights_sentence(result, model))
+    if caching := prompt_caching_note(float(document.get("cached_prompt_fraction") or 0)):
+        st.caption(caching)
     table = same_weights_table(result, matches)
     _show_table(table)
     _show_chart(view["profile_json"], result, table, matches, calls_per_day)

@@ -73,3 +73,21 @@ def test_the_self_host_form_offers_the_bundled_dense_models():
     options = at.selectbox(key="cmp_model").options
     assert {"qwen3-32b", "phi-4", "llama-3.1-8b"} <= set(options)
     assert "mxfp4" in at.selectbox(key="cmp_dtype").options
+
+
+def test_the_self_host_form_offers_every_bundled_model_at_its_own_dtype_and_an_engine():
+    at = AppTest.from_file(str(ROOT / "infercost/ui/pages/compare.py"), default_timeout=120).run()
+    assert {"gpt-oss-120b", "deepseek-v3", "qwen3-235b-a22b", "kimi-k2"} <= set(at.selectbox(key="cmp_model").options)
+    at.selectbox(key="cmp_model").set_value("gpt-oss-120b").run()
+    assert at.selectbox(key="cmp_dtype").value == "mxfp4"  # the checkpoint's own format
+    at.selectbox(key="cmp_model").set_value("deepseek-v3").run()
+    assert at.selectbox(key="cmp_dtype").value == "fp8"
+    assert at.selectbox(key="cmp_engine").options == ["nearest published table's", "vLLM", "SGLang", "TensorRT-LLM"]
+    at.selectbox(key="cmp_engine").set_value("SGLang").run()
+    at.number_input(key="cmp_gpus").set_value(8).run()
+    at.selectbox(key="cmp_gpu").set_value("H200").run()
+    at.button(key="cmp_add").click().run()
+    assert not at.exception and not at.error
+    added = at.session_state["compare_setups"][-1]
+    assert added["throughput"]["roofline"] == {"model": "deepseek-v3", "dtype": "fp8", "engine": "sglang",
+                                               "gpu": "H200", "gpus": 8}  # fmt: skip

@@ -56,3 +56,10 @@ def test_the_reports_carry_the_same_table():
     at = same_weights("openai/gpt-oss-120b")
     buttons = [b for b in at.get("download_button") if b.proto.label.startswith("Report")]
     assert {b.proto.label for b in buttons} == {"Report (markdown)", "Report (html)", "Report (csv)"}
+
+
+def test_prompt_caching_is_said_beside_both_tables():
+    at = same_weights("openai/gpt-oss-120b", cached_prompt_fraction=0.6)
+    notes = [c.value for c in at.caption if c.value.startswith("Prompt caching (60% of each prompt)")]
+    assert len(notes) == 2 and "vllm, sglang" in notes[0] and "cached-input rate" in notes[0]
+    assert not [c for c in same_weights("openai/gpt-oss-120b").caption if c.value.startswith("Prompt caching")]

@@ -20,6 +20,7 @@ from infercost.compare import (
     claim_differences,
     claim_sentence,
     options_table,
+    prompt_caching_note,
 )
 from infercost.costmodel.owned import OwnedHardware
 from infercost.costmodel.scaling import SCALING_MODES
@@ -190,6 +191,8 @@ for column, (label, rows) in zip(st.columns(2), (("Cheapest API per month", pric
 if not priced.empty and (priced["kind"] == "API").any() and (priced["kind"] != "API").any():
     st.caption("A self-hosted setup serves its own model, not the APIs' models: weigh the quality of the two models "
                "before their costs (add a setup of a model like the API's below).")
+if caching := prompt_caching_note(s["cached_prompt_fraction"]):
+    st.caption(caching)
 shown = options_shown(table)  # money as text: a setup without a cost reads "SLO not met", never a grey "None"
 order = ["option", "cost_per_month", "range", "basis", "cost_per_call", "cost_per_million_tokens", "kind", "replicas",
          "flags", "gpu_offer"]  # a predicted cost beside its range and its basis, in view at 1400 px
