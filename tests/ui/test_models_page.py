@@ -3,8 +3,6 @@
 import json
 from pathlib import Path
 
-import pandas as pd
-
 from streamlit.testing.v1 import AppTest
 
 from infercost.performance.models import bundled_config
