@@ -15,7 +15,7 @@ from functools import cache
 from typing import Any
 
 from infercost.errors import InputError
-from infercost.estimate import prompt_tokens_for
+from infercost.estimate import price_list, prompt_tokens_for
 from infercost.performance.models import FIT_GPU_COUNTS, Resolved, find_bundled, resolve
 from infercost.performance.predict import Load, predict_roofline
 from infercost.pricing import ApiPrice, GpuPrice, bundled_gpu_prices, bundled_gpu_specs, cheapest_offer
@@ -153,16 +153,18 @@ class SameWeights:
     skipped: list[Skipped]
 
 
-def same_weights_profile(document: Mapping[str, Any], model: str, prices: Sequence[ApiPrice],
+def same_weights_profile(document: Mapping[str, Any], model: str, catalog: Sequence[ApiPrice],
                          common: Mapping[str, Any] | None = None) -> SameWeights:  # fmt: skip
-    """The workload of ``document`` priced on every API offer of ``model``'s weights and self-hosted on each GPU
-    ``ready_made_setups`` finds; the person's own setups and models are left out (they serve other weights)."""
+    """The workload of ``document`` priced on every API offer of ``model``'s weights (the catalog with the profile's
+    own price overrides) and self-hosted on each GPU ``ready_made_setups`` finds; the person's own setups and models
+    are left out (they serve other weights)."""
+    profile = parse_profile({**document, "self_host": []})
+    prices, _ = price_list(profile, catalog)
     try:
         offers = offers_of_weights(model, prices).offers
     except InputError:
         offers = ()  # weights no API serves: the view still shows what self-hosting them costs
     tokenizer = _tokenizer_of(offers)
-    profile = parse_profile({**document, "self_host": []})
     output_tokens = profile.output_tokens + profile.reasoning_tokens
     setups, skipped = ready_made_setups(
         model, prompt_tokens=prompt_tokens_for(profile, tokenizer).tokens, output_tokens=output_tokens,

@@ -146,3 +146,12 @@ def test_estimate_same_weights_flag_sets_up_every_gpu(cli, tmp_path):
     assert text.code == 0 and "API offers of openai/gpt-oss-120b" in text.stdout
     bad = cli("estimate", str(profile), "--same-weights", "acme/nothing-here")
     assert bad.code == 2 and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_a_price_override_naming_the_weights_joins_the_view():
+    mine = {"id": "our-gpt-oss-deal", "provider": "Acme", "input_per_mtok": 0.01, "output_per_mtok": 0.02,
+            "source": "https://example.com/deal", "as_of": "2026-11-30", "open_weights": "openai/gpt-oss-120b"}
+    view = same_weights_profile(WORKLOAD | {"prices": [mine]}, "openai/gpt-oss-120b", bundled_api_prices())
+    assert view.matches["our-gpt-oss-deal"] == "exact"
+    result = _estimate(view.document)
+    assert min(result["api"], key=lambda r: r["cost_per_month"])["model"] == "our-gpt-oss-deal"

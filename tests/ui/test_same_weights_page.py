@@ -63,3 +63,15 @@ def test_prompt_caching_is_said_beside_both_tables():
     notes = [c.value for c in at.caption if c.value.startswith("Prompt caching (60% of each prompt)")]
     assert len(notes) == 2 and "vllm, sglang" in notes[0] and "cached-input rate" in notes[0]
     assert not [c for c in same_weights("openai/gpt-oss-120b").caption if c.value.startswith("Prompt caching")]
+
+
+@pytest.mark.parametrize("workload", [{"prompt_tokens": 3_000_000}, {"calls_per_day": 10**12}, {"output_tokens": 0},
+                                      {"calls_per_day": 1.0, "retry_rate": 0.5}])  # fmt: skip
+def test_edge_workloads_give_numbers_or_a_reason_never_a_traceback(workload):
+    at = same_weights("deepseek-ai/DeepSeek-V3", **workload)
+    assert not at.error, [e.value for e in at.error]
+    table = view_table(at)
+    assert (table["kind"] == "API").any()
+    if workload.get("prompt_tokens"):  # longer than the engine model takes: every GPU says why, the APIs stay
+        assert set(table["kind"]) == {"API"}
+        assert any(c.value.startswith("Not set up on H100 SXM") and "input_tokens" in c.value for c in at.caption)
