@@ -161,3 +161,22 @@ def cost_bars(frame: pd.DataFrame, *, value: str = "cost_per_month", label: str 
         encoding["color"] = alt.Color(colour, scale=alt.Scale(domain=list(colours), range=list(colours.values())),
                                       legend=alt.Legend(orient="bottom", title=None))  # fmt: skip
     return alt.Chart(frame).mark_bar().encode(**encoding).properties(height=alt.Step(24))  # a readable row per option
+
+
+def options_columns(shown: pd.DataFrame) -> dict[str, Any]:
+    """Column settings of an options table as ``options_shown`` gives it: ids and money as wide as their longest
+    value (a fixed width cut model ids and "$1,937–3,874"), money right-aligned, the range and flags explained."""
+    text = st.column_config.TextColumn
+    money = {"cost_per_month": "US$/month", "cost_per_call": "US$/call", "cost_per_million_tokens": "US$/1M tok"}
+    columns = {name: text(label, width=text_width_px(shown[name]), alignment="right")
+               for name, label in money.items() if name in shown}  # fmt: skip
+    return columns | {
+        "option": text("option", width=text_width_px(shown["option"])),
+        "range": text("P10–P90", width=text_width_px(shown["range"]),
+                      help="The cost if the prediction erred as its measured p10 and p90"),
+        "kind": text("kind", width=text_width_px(shown["kind"])),  # what tells the scaling modes apart
+        "replicas": text("replicas", width="small", alignment="right"),
+        "flags": text("⚠ check", width="medium", help="What decides whether to trust the row"),
+        "gpu_offer": text("GPU offer", width="medium"),
+        "basis": text("basis", width="medium"),
+    }

@@ -18,7 +18,7 @@ from infercost.compare import prompt_caching_note, same_weights_sentence, same_w
 from infercost.errors import InputError
 from infercost.report import EXTENSIONS, MEDIA_TYPES, render_report
 from infercost.ui.cached import band_curves, cost_curves, open_model_choices, same_weights_json, show_input_error
-from infercost.ui.format import colour_map, fit_legend, options_shown, text_width_px
+from infercost.ui.format import colour_map, fit_legend, options_columns, options_shown
 
 DEFAULT_MODEL = "openai/gpt-oss-120b"
 SHOWN_SETUPS = 3  # the chart draws the cheapest few setups at first; the rest are a pick away
@@ -61,23 +61,11 @@ def _show_table(table: pd.DataFrame) -> None:
     shown = options_shown(table)
     order = ["option", "weights", "cost_per_month", "range", "cost_per_million_tokens", "basis", "kind", "replicas",
              "gpu_offer", "flags"]  # fmt: skip
-    st.dataframe(shown, hide_index=True, key="cmp_same_table", width="stretch", column_order=order, column_config={
-        "option": st.column_config.TextColumn("option", width=text_width_px(shown["option"])),
-        "weights": st.column_config.TextColumn("weights", help="exact: the same checkpoint; same_architecture: "
-                                               "another checkpoint of its shapes (a base or a fine-tune), so the "
-                                               "same speed, not the same answers"),
-        "cost_per_month": st.column_config.TextColumn("US$/month", width=text_width_px(shown["cost_per_month"]),
-                                                      alignment="right"),
-        "range": st.column_config.TextColumn("P10–P90", width=text_width_px(shown["range"]),
-                                             help="The cost if the prediction erred as its measured p10 and p90"),
-        "cost_per_million_tokens": st.column_config.TextColumn(
-            "US$/1M tok", width=text_width_px(shown["cost_per_million_tokens"]), alignment="right"),
-        "basis": st.column_config.TextColumn("basis", width="medium"),
-        "kind": st.column_config.TextColumn("kind", width=text_width_px(shown["kind"])),
-        "replicas": st.column_config.TextColumn("replicas", width="small", alignment="right"),
-        "gpu_offer": st.column_config.TextColumn("GPU offer", width="medium"),
-        "flags": st.column_config.TextColumn("⚠ check", width="medium"),
-    })  # fmt: skip
+    weights = st.column_config.TextColumn("weights", help="exact: the same checkpoint; same_architecture: another "
+                                          "checkpoint of its shapes (a base or a fine-tune): the same speed, not the "
+                                          "same answers")  # fmt: skip
+    st.dataframe(shown, hide_index=True, key="cmp_same_table", width="stretch", column_order=order,
+                 column_config=options_columns(shown) | {"weights": weights})
 
 
 def _show_chart(profile_json: str, result: dict[str, Any], table: pd.DataFrame, matches: Mapping[str, str],
