@@ -1,0 +1,38 @@
+"""TensorRT-LLM is NVIDIA's: a roofline setup on an AMD GPU is never scheduled as it, asked or by default."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from infercost.errors import InputError
+from infercost.performance.predict import predict_roofline
+from infercost.pricing import bundled_gpu_specs
+
+
+def test_the_datasheets_name_amds_instinct_gpus():
+    vendors = {spec.gpu: spec.vendor for spec in bundled_gpu_specs()}
+    assert {gpu for gpu, vendor in vendors.items() if vendor == "AMD"} == {"MI300X", "MI325X", "MI355X"}
+
+
+def test_asking_for_tensorrt_llm_on_an_amd_gpu_is_one_line_naming_the_engine():
+    with pytest.raises(InputError) as raised:
+        predict_roofline("llama-3.1-8b", "MI300X", 1, "bfloat16", 1000, 300, engine="trtllm")
+    assert raised.value.field == "engine" and "NVIDIA GPUs only" in raised.value.reason
+    done = subprocess.run([sys.executable, "-m", "infercost", "throughput", "roofline:llama-3.1-8b@1xMI300X:bf16",
+                           "--engine", "trtllm", "--input-tokens", "1000", "--output-tokens", "300"],
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 2 and "engine" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_a_calibration_measured_on_tensorrt_llm_is_scheduled_as_vllm_on_amd_and_says_so():
+    """Llama-3.1-8B's nearest published tables are NIM's (TensorRT-LLM): on an H100 it keeps their engine, on an
+    MI300X it cannot, so vLLM's scheduler runs over the fitted step costs, an engine transfer with no measured
+    error (its range is wide, not missing)."""
+    nvidia = predict_roofline("llama-3.1-8b", "H100 SXM", 1, "bfloat16", 1000, 300)
+    amd = predict_roofline("llama-3.1-8b", "MI300X", 1, "bfloat16", 1000, 300)
+    assert nvidia.engine == "tensorrt-llm"
+    assert amd.engine == "vllm" and amd.transfer == "engine"
+    assert any("scheduled as vllm" in note for note in amd.notes)
