@@ -59,8 +59,8 @@ def show_same_weights(document: Mapping[str, Any], common: Mapping[str, Any], ca
 
 def _show_table(table: pd.DataFrame) -> None:
     shown = options_shown(table)
-    order = ["option", "weights", "cost_per_month", "range", "cost_per_million_tokens", "basis", "kind", "replicas",
-             "gpu_offer", "flags"]  # fmt: skip
+    order = ["option", "weights", "cost_per_month", "range", "basis", "cost_per_million_tokens", "kind", "replicas",
+             "gpu_offer", "flags"]  # a cost beside its range and its basis, in view at 1400 px
     weights = st.column_config.TextColumn("weights", help="exact: the same checkpoint; same_architecture: another "
                                           "checkpoint of its shapes (a base or a fine-tune): the same speed, not the "
                                           "same answers")  # fmt: skip
