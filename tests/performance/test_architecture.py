@@ -123,6 +123,12 @@ PUBLISHED = [
     ("nemotron-h-56b", 56e9, None, 1e9, "NVIDIA Nemotron-H-56B-Base-8K model card: 56B"),
     ("nemotron-3-nano-30b-a3b", 31.6e9, 3.2e9, 0.1e9,
      "NVIDIA Nemotron 3 Nano model card: 31.6B total, 3.2B active (3.6B with embeddings)"),
+    ("glm-5", 744e9, 40e9, 1e9, "zai-org/GLM-5 model card: 744B parameters (40B active)"),
+    ("kimi-k2.5", 1.03e12, 32e9, 1e9, "Kimi-K2.5 model card: 1T total, 32B activated, MoonViT 400M; Kimi-K2's 1.03T "
+                                      "Hub metadata (kimi-k2 above) is its text model"),
+    ("minimax-m2.5", 229e9, 10e9, 1e9, "MiniMax-M2.5 on Hugging Face: 229B parameters, 10B activated (chatforest.com "
+                                       "review of M2.5, read 2026-12-03)"),
+    ("qwen3.5-397b-a17b", 397e9, 17e9, 1e9, "Qwen3.5-397B-A17B model card: 397B total, 17B activated"),
 ]  # fmt: skip
 
 
