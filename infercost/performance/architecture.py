@@ -81,7 +81,7 @@ _CLASS_DEFAULTS: dict[str, dict[str, Any]] = {
                     "sliding_window_pattern": 6, "max_position_embeddings": 131072},
     "gemma2": {"norms_per_layer": 4, "tie_word_embeddings": True},
     "gemma": {"tie_word_embeddings": True},
-    "llama4_text": {"n_shared_experts": 1, "no_rope_layer_interval": 4},
+    "llama4_text": {"n_shared_experts": 1, "no_rope_layer_interval": 4, "qk_norm": False},  # use_qk_norm: weightless
     "gpt_oss": {"attention_sinks": True, "expert_bias": True, "router_bias": True},
     "glm4_moe": {"router_bias": True, "o_bias": False},  # e_score_correction_bias; attention_bias is q/k/v only
     "glm_moe_dsa": {"router_bias": True},
