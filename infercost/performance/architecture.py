@@ -17,7 +17,8 @@ Formulas (``h`` hidden size, ``L`` layers, ``V`` vocabulary, ``b(d)`` bytes per 
   a router ``h E``, shared experts ``3 h I_shared``. Active per token: the router, the shared experts and ``k`` of the
   ``E`` routed experts.
 - Mamba2 mixer: ``in_proj h (2 d_in + 2 g N + H) + conv (d_in + 2 g N) K + out_proj d_in h`` (+ ``A``, ``D``, ``dt``,
-  its norm), with ``d_in = H * d_mamba``.
+  its norm), with ``d_in = H * d_mamba``. Gated DeltaNet (Qwen3.5): ``h (C + n_v d_v + 2 n_v) + C K + n_v d_v h`` (+
+  ``dt_bias``, ``A_log``, its norm), ``C = 2 n_k d_k + n_v d_v``; a state of ``C (K - 1) + n_v d_k d_v`` per sequence.
 - Total = embeddings ``V h`` + output head ``V h`` (none when tied) + every layer + norms. MTP layers
   (``num_nextn_predict_layers``) are counted apart: the served model does not run them unless it speculates.
 - KV cache per token and layer: ``2 n_kv d_head b(kv)`` (GQA), ``(r_kv + d_rope) b(kv)`` (MLA, plus DeepSeek-V3.2's
@@ -487,7 +488,8 @@ def from_config(config: Mapping[str, Any], name: str = "") -> Architecture:
         hidden_size=hidden, vocab_size=cfg.int("vocab_size", "padded_vocab_size"), layers=layers,
         attention=attention, dense_intermediate=cfg.int("intermediate_size_mlp", "intermediate_size", "ffn_dim",
                                                         default=0),
-        experts=experts, mamba=mamba, linear_attention=linear, tie_word_embeddings=bool(cfg.get("tie_word_embeddings", default=False)),
+        experts=experts, mamba=mamba, linear_attention=linear,
+        tie_word_embeddings=bool(cfg.get("tie_word_embeddings", default=False)),
         gated_mlp=gated, norms_per_layer=int(cfg.get("norms_per_layer", default=2)),
         max_position_embeddings=max_context,
         checkpoint_dtype=_checkpoint_dtype(cfg), quantization=_quantization(cfg.get("quantization_config")),
@@ -526,7 +528,8 @@ def _attention(cfg: _Fields, hidden: int) -> Attention:
     if heads == 0:
         raise InputError("config.num_attention_heads", "must be positive")
     bias = bool(cfg.get("attention_bias", default=False))
-    common = dict(qkv_bias=bias or bool(cfg.get("qkv_bias", default=False)), o_bias=bool(cfg.get("o_bias", default=bias)),
+    common = dict(qkv_bias=bias or bool(cfg.get("qkv_bias", default=False)),
+                  o_bias=bool(cfg.get("o_bias", default=bias)),  # GLM-4.5: attention_bias is on q, k and v only
                   qk_norm=bool(cfg.get("qk_norm", "use_qk_norm", default=False)),
                   qk_norm_whole=cfg.get("qk_norm_type", default="") == "per_layer",
                   output_gate=bool(cfg.get("attn_output_gate", default=False)),
@@ -710,7 +713,7 @@ def regular_token_ids(config: Mapping[str, Any]) -> tuple[int, int]:
     """The ``[low, high)`` ids of ordinary text tokens, so a random prompt holds no special token: special ids at the
     top of the vocabulary (Llama-3, Qwen) end the range, ones at the bottom (Mistral, Gemma) start it."""
     text = text_config(config)
-    vocab = int(text["vocab_size"])
+    vocab = int(text.get("vocab_size") or _CLASS_DEFAULTS.get(str(text.get("model_type")), {})["vocab_size"])
     specials = []
     for key in ("bos_token_id", "eos_token_id", "pad_token_id"):
         value = text.get(key, config.get(key))
