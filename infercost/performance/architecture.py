@@ -17,7 +17,8 @@ Formulas (``h`` hidden size, ``L`` layers, ``V`` vocabulary, ``b(d)`` bytes per 
   a router ``h E``, shared experts ``3 h I_shared``. Active per token: the router, the shared experts and ``k`` of the
   ``E`` routed experts.
 - Mamba2 mixer: ``in_proj h (2 d_in + 2 g N + H) + conv (d_in + 2 g N) K + out_proj d_in h`` (+ ``A``, ``D``, ``dt``,
-  its norm), with ``d_in = H * d_mamba``.
+  its norm), with ``d_in = H * d_mamba``. Gated DeltaNet (Qwen3.5): ``h (C + n_v d_v + 2 n_v) + C K + n_v d_v h`` (+
+  ``dt_bias``, ``A_log``, its norm), ``C = 2 n_k d_k + n_v d_v``; a state of ``C (K - 1) + n_v d_k d_v`` per sequence.
 - Total = embeddings ``V h`` + output head ``V h`` (none when tied) + every layer + norms. MTP layers
   (``num_nextn_predict_layers``) are counted apart: the served model does not run them unless it speculates.
 - KV cache per token and layer: ``2 n_kv d_head b(kv)`` (GQA), ``(r_kv + d_rope) b(kv)`` (MLA, plus DeepSeek-V3.2's
@@ -81,15 +82,21 @@ _CLASS_DEFAULTS: dict[str, dict[str, Any]] = {
                     "sliding_window_pattern": 6, "max_position_embeddings": 131072},
     "gemma2": {"norms_per_layer": 4, "tie_word_embeddings": True},
     "gemma": {"tie_word_embeddings": True},
-    "llama4_text": {"n_shared_experts": 1, "no_rope_layer_interval": 4},
+    "llama4_text": {"n_shared_experts": 1, "no_rope_layer_interval": 4, "qk_norm": False},  # use_qk_norm: weightless
     "gpt_oss": {"attention_sinks": True, "expert_bias": True, "router_bias": True},
-    "glm4_moe": {"router_bias": True},  # e_score_correction_bias
+    "glm4_moe": {"router_bias": True, "o_bias": False},  # e_score_correction_bias; attention_bias is q/k/v only
+    "glm_moe_dsa": {"router_bias": True},
+    "minimax_m2": {"router_bias": True},  # use_routing_bias: e_score_correction_bias
+    "qwen3_5_moe_text": {"qk_norm": True, "shared_expert_gate": True},
+    "qwen3_5_text": {"qk_norm": True},
     "deepseek_v3": {"router_bias": True},
     "deepseek_v32": {"router_bias": True},
     "kimi_k2": {"router_bias": True},
     "nemotron_h": {"norms_per_layer": 1, "router_bias": True},
 }
 
+# The parts a quantized checkpoint stores in its dtype (the rest stay 16-bit).
+_MATMUL_PARTS = ("attention", "mlp", "experts", "shared_experts", "mamba", "linear_attention")
 _EXPERT_FIELDS = ("n_routed_experts", "num_local_experts", "num_experts")
 _TOPK_FIELDS = ("num_experts_per_tok", "experts_per_token", "moe_topk")
 
@@ -98,7 +105,7 @@ _TOPK_FIELDS = ("num_experts_per_tok", "experts_per_token", "moe_topk")
 class Layer:
     """One decoder layer: its token mixer and its feed-forward part."""
 
-    mixer: str  # "attention" | "mamba" | "none"
+    mixer: str  # "attention" | "mamba" | "linear_attention" (Gated DeltaNet) | "none"
     ffn: str  # "dense" | "moe" | "none"
     window: int | None = None  # tokens a windowed attention layer keeps (sliding or chunked); None: all
     window_kind: str = "full"  # "full" | "sliding" | "chunked"
@@ -122,6 +129,8 @@ class Attention:
     qkv_bias: bool = False
     o_bias: bool = False
     qk_norm: bool = False
+    qk_norm_whole: bool = False  # MiniMax-M2's qk_norm_type "per_layer": one norm over all heads, not one per head
+    output_gate: bool = False  # Qwen3.5's attn_output_gate: q_proj also yields a sigmoid gate per head
     sinks: bool = False
 
     def params(self, hidden: int) -> int:
@@ -138,10 +147,10 @@ class Attention:
                 indexer = (self.q_lora_rank or hidden) * hi * di + hidden * di + 2 * di + hidden * hi
             return q + kv + n * self.v_head_dim * hidden + indexer
         q_out, kv_out = n * d, self.num_kv_heads * d
-        total = hidden * (q_out + 2 * kv_out) + q_out * hidden
+        total = hidden * (q_out + 2 * kv_out) + q_out * hidden + (hidden * q_out if self.output_gate else 0)
         total += (q_out + 2 * kv_out) if self.qkv_bias else 0
         total += hidden if self.o_bias else 0
-        total += 2 * d if self.qk_norm else 0
+        total += (q_out + kv_out if self.qk_norm_whole else 2 * d) if self.qk_norm else 0
         return total + (n if self.sinks else 0)
 
     def kv_values_per_token(self) -> int:
@@ -167,6 +176,7 @@ class Experts:
     gated: bool = True
     expert_bias: bool = False
     router_bias: bool = False
+    shared_gate: bool = False  # Qwen3.5's shared_expert_gate: one sigmoid weight per token for the shared expert
 
     def expert_params(self, hidden: int) -> int:
         """Parameters of one routed expert."""
@@ -178,7 +188,8 @@ class Experts:
         return (3 if self.gated else 2) * hidden * self.shared_intermediate
 
     def router_params(self, hidden: int) -> int:
-        return hidden * self.num_experts + (self.num_experts if self.router_bias else 0)
+        bias = self.num_experts if self.router_bias else 0
+        return hidden * self.num_experts + bias + (hidden if self.shared_gate else 0)
 
 
 @dataclass(frozen=True)
@@ -206,6 +217,35 @@ class Mamba:
         """Values one sequence keeps per layer: the convolution's last K-1 inputs and the SSM state."""
         conv_dim = self.inner + 2 * self.n_groups * self.state_size
         return conv_dim * (self.conv_kernel - 1) + self.num_heads * self.head_dim * self.state_size
+
+
+@dataclass(frozen=True)
+class LinearAttention:
+    """A Gated DeltaNet mixer (Qwen3-Next, Qwen3.5 ``linear_attention`` layers): like Mamba, a fixed state per
+    sequence instead of a KV cache."""
+
+    num_k_heads: int
+    num_v_heads: int
+    k_head_dim: int
+    v_head_dim: int
+    conv_kernel: int
+    state_dtype: str = UNQUANTIZED
+
+    @property
+    def conv_dim(self) -> int:
+        return 2 * self.num_k_heads * self.k_head_dim + self.num_v_heads * self.v_head_dim
+
+    def params(self, hidden: int) -> int:
+        """in_proj_qkv, in_proj_z, in_proj_b and in_proj_a; the depthwise conv (no bias); dt_bias and A_log; the
+        gated norm over a value head; out_proj."""
+        value = self.num_v_heads * self.v_head_dim
+        in_proj = hidden * (self.conv_dim + value + 2 * self.num_v_heads)
+        return in_proj + self.conv_dim * self.conv_kernel + 2 * self.num_v_heads + self.v_head_dim + value * hidden
+
+    def state_values(self) -> int:
+        """Values one sequence keeps per layer: the convolution's last K-1 inputs and the delta rule's state, a
+        ``k_head_dim x v_head_dim`` matrix per value head."""
+        return self.conv_dim * (self.conv_kernel - 1) + self.num_v_heads * self.k_head_dim * self.v_head_dim
 
 
 @dataclass(frozen=True)
@@ -238,6 +278,7 @@ class Architecture:
     dense_intermediate: int  # a dense layer's MLP width (0: none)
     experts: Experts | None = None
     mamba: Mamba | None = None
+    linear_attention: LinearAttention | None = None
     tie_word_embeddings: bool = False
     gated_mlp: bool = True
     norms_per_layer: int = 2
@@ -257,7 +298,7 @@ class Architecture:
     @property
     def kind(self) -> str:
         """``dense``, ``moe``, ``hybrid`` (Mamba layers beside attention) or ``hybrid-moe``."""
-        base = "hybrid" if self.mamba else ""
+        base = "hybrid" if self.mamba or self.linear_attention else ""
         if self.experts and self.moe_layers:
             return f"{base}-moe" if base else "moe"
         return base or "dense"
@@ -284,7 +325,7 @@ class Architecture:
         """Every parameter, by the part it belongs to; the parts are what quantization treats differently."""
         h = self.hidden_size
         parts = dict.fromkeys(("embedding", "lm_head", "attention", "mlp", "experts", "shared_experts", "router",
-                               "mamba", "norms", "vision"), 0)  # fmt: skip
+                               "mamba", "linear_attention", "norms", "vision"), 0)  # fmt: skip
         parts["embedding"] = self.vocab_size * h
         parts["lm_head"] = 0 if self.tie_word_embeddings else self.vocab_size * h
         for layer in self.layers:
@@ -292,6 +333,8 @@ class Architecture:
                 parts["attention"] += self.attention.params(h)
             elif layer.mixer == "mamba" and self.mamba:
                 parts["mamba"] += self.mamba.params(h)
+            elif layer.mixer == "linear_attention" and self.linear_attention:
+                parts["linear_attention"] += self.linear_attention.params(h)
             if layer.ffn == "dense":
                 parts["mlp"] += self.dense_mlp_params()
             elif layer.ffn == "moe" and self.experts:
@@ -343,7 +386,7 @@ class Architecture:
         plain_bytes = spec.value_bytes if not spec.quantized else plain.value_bytes
         total = 0.0
         for part, count in self.params_by_part().items():
-            quantizable = part in ("attention", "mlp", "experts", "shared_experts", "mamba") and part not in keep
+            quantizable = part in _MATMUL_PARTS and part not in keep
             total += count * (per_value if quantizable or not spec.quantized else plain_bytes)
         return total
 
@@ -364,6 +407,9 @@ class Architecture:
                 total += tokens * self.attention.kv_values_per_token() * per_value
             elif layer.mixer == "mamba" and self.mamba:
                 total += self.mamba.state_values() * DTYPES[self.mamba.state_dtype].value_bytes
+            elif layer.mixer == "linear_attention" and self.linear_attention:
+                linear = self.linear_attention
+                total += linear.state_values() * DTYPES[linear.state_dtype].value_bytes
         return total
 
     def default_kv_dtype(self, dtype: str | None = None) -> str:
@@ -423,11 +469,15 @@ def from_config(config: Mapping[str, Any], name: str = "") -> Architecture:
     attention = _attention(cfg, hidden)
     experts = _experts(cfg)
     mamba = _mamba(cfg)
+    linear = _linear_attention(cfg)
     max_context = cfg.int("max_position_embeddings", "max_sequence_length", "seq_length", default=0)
     layers = _layers(cfg, n_layers, experts is not None, max_context)
     if mamba is None and any(layer.mixer == "mamba" for layer in layers):
         raise InputError("config.mamba_num_heads", "a hybrid pattern names Mamba layers but the config has no "
                                                    "mamba_num_heads / mamba_head_dim / ssm_state_size")
+    if linear is None and any(layer.mixer == "linear_attention" for layer in layers):
+        raise InputError("config.linear_num_value_heads", "layer_types names linear_attention layers but the config "
+                                                          "has no linear_num_key_heads / linear_num_value_heads")
     gated = str(cfg.get("mlp_hidden_act", "hidden_act", default="silu")) != "relu2"
     if experts and not gated:
         experts = Experts(**{**experts.__dict__, "gated": False})
@@ -438,7 +488,8 @@ def from_config(config: Mapping[str, Any], name: str = "") -> Architecture:
         hidden_size=hidden, vocab_size=cfg.int("vocab_size", "padded_vocab_size"), layers=layers,
         attention=attention, dense_intermediate=cfg.int("intermediate_size_mlp", "intermediate_size", "ffn_dim",
                                                         default=0),
-        experts=experts, mamba=mamba, tie_word_embeddings=bool(cfg.get("tie_word_embeddings", default=False)),
+        experts=experts, mamba=mamba, linear_attention=linear,
+        tie_word_embeddings=bool(cfg.get("tie_word_embeddings", default=False)),
         gated_mlp=gated, norms_per_layer=int(cfg.get("norms_per_layer", default=2)),
         max_position_embeddings=max_context,
         checkpoint_dtype=_checkpoint_dtype(cfg), quantization=_quantization(cfg.get("quantization_config")),
@@ -477,8 +528,11 @@ def _attention(cfg: _Fields, hidden: int) -> Attention:
     if heads == 0:
         raise InputError("config.num_attention_heads", "must be positive")
     bias = bool(cfg.get("attention_bias", default=False))
-    common = dict(qkv_bias=bias or bool(cfg.get("qkv_bias", default=False)), o_bias=bias,
-                  qk_norm=bool(cfg.get("qk_norm", default=False)),
+    common = dict(qkv_bias=bias or bool(cfg.get("qkv_bias", default=False)),
+                  o_bias=bool(cfg.get("o_bias", default=bias)),  # GLM-4.5: attention_bias is on q, k and v only
+                  qk_norm=bool(cfg.get("qk_norm", "use_qk_norm", default=False)),
+                  qk_norm_whole=cfg.get("qk_norm_type", default="") == "per_layer",
+                  output_gate=bool(cfg.get("attn_output_gate", default=False)),
                   sinks=bool(cfg.get("attention_sinks", default=False)))  # fmt: skip
     if cfg.get("kv_lora_rank") is not None:
         rope, nope = cfg.int("qk_rope_head_dim"), cfg.int("qk_nope_head_dim")
@@ -508,7 +562,8 @@ def _experts(cfg: _Fields) -> Experts | None:
         raise InputError(f"config.{_TOPK_FIELDS[0]}", f"{top_k} experts per token but only {n} experts")
     return Experts(int(n), top_k, size, num_shared=shared or (1 if shared_size else 0),
                    shared_intermediate=shared_total, expert_bias=bool(cfg.get("expert_bias", default=False)),
-                   router_bias=bool(cfg.get("router_bias", default=False)))  # fmt: skip
+                   router_bias=bool(cfg.get("router_bias", default=False)),
+                   shared_gate=bool(cfg.get("shared_expert_gate", default=False)))  # fmt: skip
 
 
 def _mamba(cfg: _Fields) -> Mamba | None:
@@ -518,6 +573,16 @@ def _mamba(cfg: _Fields) -> Mamba | None:
     return Mamba(cfg.int("mamba_num_heads"), cfg.int("mamba_head_dim"), cfg.int("ssm_state_size"),
                  cfg.int("n_groups", default=1), cfg.int("conv_kernel", default=4),
                  normalize_dtype(state_dtype) if state_dtype.lower() in DTYPES else UNQUANTIZED)  # fmt: skip
+
+
+def _linear_attention(cfg: _Fields) -> LinearAttention | None:
+    if cfg.get("linear_num_value_heads") is None:
+        return None
+    state_dtype = str(cfg.get("mamba_ssm_dtype", default=UNQUANTIZED))  # Qwen3.5 keeps the recurrent state in fp32
+    return LinearAttention(cfg.int("linear_num_key_heads"), cfg.int("linear_num_value_heads"),
+                           cfg.int("linear_key_head_dim"), cfg.int("linear_value_head_dim"),
+                           cfg.int("linear_conv_kernel_dim", default=4),
+                           normalize_dtype(state_dtype) if state_dtype.lower() in DTYPES else UNQUANTIZED)
 
 
 _PATTERN = {"M": ("mamba", "none"), "*": ("attention", "none"), "-": ("none", "dense"), "E": ("none", "moe")}
@@ -534,7 +599,10 @@ def _layers(cfg: _Fields, n_layers: int, has_experts: bool, max_context: int) ->
     moe = _moe_layer_set(cfg, n_layers) if has_experts else set()
     windows = [(None, "full") if w is not None and max_context and w >= max_context else (w, kind)
                for w, kind in _windows(cfg, n_layers)]  # fmt: skip
-    return tuple(Layer("attention", "moe" if i in moe else "dense", *windows[i]) for i in range(n_layers))
+    types = cfg.get("layer_types")
+    mixers = ["linear_attention" if isinstance(types, list) and types[i] == "linear_attention" else "attention"
+              for i in range(n_layers)]  # fmt: skip
+    return tuple(Layer(mixers[i], "moe" if i in moe else "dense", *windows[i]) for i in range(n_layers))
 
 
 def _moe_layer_set(cfg: _Fields, n_layers: int) -> set[int]:
@@ -590,7 +658,8 @@ def _checkpoint_dtype(cfg: _Fields) -> str:
     return key if key in DTYPES and not DTYPES[key].quantized else UNQUANTIZED
 
 
-_KEEP_PATTERNS = {"attn": "attention", "router": "router", "embed": "embedding", "lm_head": "lm_head"}
+_KEEP_PATTERNS = {"attn": "attention", "router": "router", "embed": "embedding", "lm_head": "lm_head",
+                  "shared_expert": "shared_experts", "mlp\\.(gate": "mlp"}  # the last: compressed-tensors' regex
 
 
 def _quantization(qc: Any) -> Quantization | None:
@@ -600,6 +669,15 @@ def _quantization(qc: Any) -> Quantization | None:
     method = str(qc.get("quant_method", "")).lower()
     algo = str(qc.get("quant_algo", "") or "").lower()
     bits = qc.get("bits") or qc.get("w_bit")
+    groups = qc.get("config_groups")
+    weights: Mapping[str, Any] = {}
+    if method == "compressed-tensors" and isinstance(groups, Mapping) and groups:  # Kimi-K2.5's INT4 experts
+        weights = next(iter(groups.values())).get("weights") or {}
+        bits = weights.get("num_bits")
+        if weights.get("type") == "float":
+            algo = {4: "nvfp4", 8: "fp8"}.get(bits, algo)
+            bits = None
+    group = qc.get("group_size") or weights.get("group_size")
     if method == "mxfp4":
         dtype = "mxfp4"
     elif "nvfp4" in (method, algo) or "fp4" in algo:
@@ -614,15 +692,18 @@ def _quantization(qc: Any) -> Quantization | None:
     keep = {part for module in qc.get("modules_to_not_convert") or qc.get("ignore") or []
             for pattern, part in _KEEP_PATTERNS.items() if pattern in str(module)}  # fmt: skip
     return Quantization(dtype, tuple(int(b) for b in block) if block else None,  # type: ignore[arg-type]
-                        int(qc["group_size"]) if qc.get("group_size") else None, tuple(sorted(keep)))
+                        int(group) if group else None, tuple(sorted(keep)))
 
 
 def _vision_params(vision: Mapping[str, Any], text_hidden: int) -> int:
     """A ViT tower's parameters, approximately (layers, patch embedding, projector into the decoder): part of what
     the checkpoint loads, never of what a text token computes."""
-    hidden, inter = int(vision.get("hidden_size") or 0), int(vision.get("intermediate_size") or 0)
-    layers, patch = int(vision.get("num_hidden_layers") or 0), int(vision.get("patch_size") or 0)
-    out = int(vision.get("vision_output_dim") or hidden)
+    def first(*names: str) -> int:  # SigLIP / Llama-4 names, Qwen3-VL's ``depth``, Kimi-K2.5's ``vt_`` ones
+        return next((int(vision[n]) for n in names if isinstance(vision.get(n), int)), 0)
+
+    hidden, inter = first("hidden_size", "vt_hidden_size"), first("intermediate_size", "vt_intermediate_size")
+    layers, patch = first("num_hidden_layers", "depth", "vt_num_hidden_layers"), first("patch_size")
+    out = first("vision_output_dim", "out_hidden_size") or hidden
     adapter = int(vision.get("projector_input_dim") or 0) * int(vision.get("projector_output_dim") or 0)
     tower = layers * (4 * hidden * hidden + 2 * hidden * inter + 4 * hidden) + 3 * patch * patch * hidden
     return tower + adapter + out * text_hidden if tower else 0
@@ -632,7 +713,7 @@ def regular_token_ids(config: Mapping[str, Any]) -> tuple[int, int]:
     """The ``[low, high)`` ids of ordinary text tokens, so a random prompt holds no special token: special ids at the
     top of the vocabulary (Llama-3, Qwen) end the range, ones at the bottom (Mistral, Gemma) start it."""
     text = text_config(config)
-    vocab = int(text["vocab_size"])
+    vocab = int(text.get("vocab_size") or _CLASS_DEFAULTS.get(str(text.get("model_type")), {})["vocab_size"])
     specials = []
     for key in ("bos_token_id", "eos_token_id", "pad_token_id"):
         value = text.get(key, config.get(key))

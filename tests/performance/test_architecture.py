@@ -117,12 +117,21 @@ PUBLISHED = [
     ("llama-4-scout", 109e9, 17e9, 1e9, "Llama 4 model card: 17B active, 109B total"),
     ("llama-4-maverick", 400e9, 17e9, 1e9, "Llama 4 model card: 17B active, 400B total"),
     ("mistral-7b-v0.1", 7.3e9, None, 0.1e9, "Mistral AI, Mistral 7B announcement: 7.3B"),
+    ("mistral-7b-v0.3", 7.3e9, None, 0.1e9, "Mistral AI, Mistral 7B announcement: 7.3B (v0.3 adds 768 tokens)"),
+    ("gemma-3-27b", 27_432_062_576, None, 1, "keras-team/keras-hub gemma3_presets.py (00d9f10): gemma3_instruct_27b, "
+                                             "vision+text, 27,432,062,576 (its vocabulary 262144, ours 262208)"),
     ("mixtral-8x7b", 46.7e9, 12.9e9, 0.1e9, "Mistral AI, Mixtral of experts: 46.7B total, 12.9B per token"),
     ("mixtral-8x22b", 141e9, 39e9, 1e9, "Mistral AI, Mixtral 8x22B announcement: 141B, 39B active"),
     ("phi-4", 14.7e9, None, 0.1e9, "Hugging Face safetensors metadata, microsoft/phi-4: 14.7B"),
     ("nemotron-h-56b", 56e9, None, 1e9, "NVIDIA Nemotron-H-56B-Base-8K model card: 56B"),
     ("nemotron-3-nano-30b-a3b", 31.6e9, 3.2e9, 0.1e9,
      "NVIDIA Nemotron 3 Nano model card: 31.6B total, 3.2B active (3.6B with embeddings)"),
+    ("glm-5", 744e9, 40e9, 1e9, "zai-org/GLM-5 model card: 744B parameters (40B active)"),
+    ("kimi-k2.5", 1.03e12, 32e9, 1e9, "Kimi-K2.5 model card: 1T total, 32B activated, MoonViT 400M; Kimi-K2's 1.03T "
+                                      "Hub metadata (kimi-k2 above) is its text model"),
+    ("minimax-m2.5", 229e9, 10e9, 1e9, "MiniMax-M2.5 on Hugging Face: 229B parameters, 10B activated (chatforest.com "
+                                       "review of M2.5, read 2026-12-03)"),
+    ("qwen3.5-397b-a17b", 397e9, 17e9, 1e9, "Qwen3.5-397B-A17B model card: 397B total, 17B activated"),
 ]  # fmt: skip
 
 
@@ -145,22 +154,28 @@ def test_every_bundled_model_has_a_published_count():
 
 # --- the same config read by transformers -----------------------------------------------------------------------
 
-# Kimi-K2's config names its own model_type (remote code); its class is DeepseekV3ForCausalLM.
+# Kimi-K2's config names its own model_type (remote code); its class is DeepseekV3ForCausalLM. Kimi-K2.5 wraps that
+# text model (text_config) in remote multimodal code: its text model is built.
 _TRANSFORMERS_TYPE = {"kimi_k2": "deepseek_v3"}
+_TEXT_MODEL_ONLY = {"kimi_k25"}
+_VISION_KEYS = ("vision", "visual", "multi_modal_projector")  # Gemma-3's and Llama-4's classes build their towers
 
 
 @pytest.mark.parametrize("name", sorted(bundled_models()))
 def test_parameter_count_equals_what_transformers_builds(name):
     """transformers builds the model on the meta device (no memory): its tensors must be exactly what we count.
-    The router's correction bias is a buffer there and a tensor in the checkpoint; a vision tower is not built."""
+    The router's correction bias is a buffer there and a tensor in the checkpoint; a vision tower (an estimate here) is
+    left out of both."""
     torch = pytest.importorskip("torch")
     from transformers import AutoConfig, AutoModelForCausalLM
 
     config = copy.deepcopy(bundled_config(name))
+    if config["model_type"] in _TEXT_MODEL_ONLY:
+        config = config["text_config"]
     config["model_type"] = _TRANSFORMERS_TYPE.get(config["model_type"], config["model_type"])
     with torch.device("meta"):
         model = AutoModelForCausalLM.from_config(AutoConfig.for_model(**config))
-    built = sum(p.numel() for p in model.parameters())
+    built = sum(p.numel() for key, p in model.named_parameters() if not any(v in key for v in _VISION_KEYS))
     built += sum(b.numel() for key, b in model.named_buffers() if "e_score_correction_bias" in key)
     a = arch(name)
     assert built == a.total_params - a.vision_params

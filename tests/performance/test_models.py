@@ -133,13 +133,15 @@ def test_throughput_roofline_works_for_a_bundled_dense_model(dtype):
 
 
 def test_throughput_answers_for_every_bundled_architecture_where_it_fits():
-    """Issue 22: MoE, MLA, windowed and hybrid models are predicted too, on the fewest B200s that hold them."""
+    """Issue 22: MoE, MLA, windowed and hybrid models are predicted too, on the fewest B200s that hold them (in FP8
+    where the checkpoint's 16 bits fit on no eight: GLM-5's 744B, served from its FP8 copy)."""
     from infercost.errors import InputError
     from infercost.performance.models import bundled_models
     from infercost.performance.predict import Load, predict_roofline
 
     for name, model in bundled_models().items():
-        dtype = model.architecture().default_dtype
+        arch = model.architecture()
+        dtype = arch.default_dtype if arch.weight_bytes() < 8 * 179e9 else "fp8"
         for gpus in (1, 2, 4, 8):
             try:
                 predicted = predict_roofline(name, "B200", gpus, dtype, 1000, 200, Load([1, 8]))
