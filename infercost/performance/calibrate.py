@@ -89,11 +89,12 @@ class Setup:
     @property
     def config(self) -> EngineConfig:
         """The engine as built on these GPUs: a step budget whose activations fit, and the KV cache left."""
+        engine = self.engine.on_gpu(self.hardware.gpu, self.hardware.memory_gb)
         budget = step_budget_that_fits(self.shape, self.hardware, dtype=self.dtype,
-                                       budget=self.engine.max_batched_tokens)  # fmt: skip
+                                       budget=engine.max_batched_tokens)  # fmt: skip
         capacity = kv_capacity_tokens(self.shape, self.hardware, dtype=self.dtype, kv_dtype=self.kv_dtype,
                                       step_tokens=budget)  # fmt: skip
-        return replace(self.engine, max_batched_tokens=budget,
+        return replace(engine, max_batched_tokens=budget,
                        kv_capacity_tokens=min(capacity, self.engine.kv_capacity_tokens),
                        cached_prompt_fraction=self.cached_prompt_fraction)  # fmt: skip
 
@@ -385,7 +386,7 @@ def offline_engine(setup: Setup, input_len: int, output_len: int) -> EngineConfi
     """The batch size and step token budget trtllm-bench would build this setup with for one token shape (its
     tuning heuristic, above), on the KV cache the simulation gives the setup before any step budget is chosen (the
     heuristic sizes the engine from the memory beside the weights; the built engine's activations come after)."""
-    unbuilt = replace(setup, engine=replace(setup.engine, max_batched_tokens=0))
+    unbuilt = replace(setup, engine=replace(setup.engine.as_set(), max_batched_tokens=0))
     requests = min(unbuilt.config.kv_capacity_tokens / (input_len + output_len), OFFLINE_MAX_REQUESTS)
     if requests < 256:
         max_batch = max(64, _round_up(requests, 32))
@@ -393,7 +394,7 @@ def offline_engine(setup: Setup, input_len: int, output_len: int) -> EngineConfi
         max_batch = _round_up(requests, 128 if requests < 1024 else 256)
     tokens = min(requests * (1 + input_len / output_len), OFFLINE_MAX_TOKENS)
     step = 256 if tokens < 4096 else 512 if tokens < 8192 else 1024
-    return replace(setup.engine, max_batch=max_batch, max_batched_tokens=max(2048, _round_up(tokens, step)))
+    return replace(setup.engine.as_set(), max_batch=max_batch, max_batched_tokens=max(2048, _round_up(tokens, step)))
 
 
 # How many requests trtllm-bench's dataset holds per shape in TensorRT-LLM's performance overview (perf-overview.md,
