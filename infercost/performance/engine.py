@@ -226,7 +226,11 @@ class StepCost:
 # synchronised, so they are counted once per GPU (the fitted coefficients are per GPU). Moving calibrations between
 # GPU counts this way cuts the GPU-transfer error of the bundled NIM tables from a median 10.5% / p90 33.9% to
 # 8.4% / 25.7% on throughput and from 10.2% / 32.3% to 8.4% / 26.6% on TPOT (bench.prediction_accuracy --transfer
-# gpu); like the exponent above, a choice made on the same tables it is scored on.
+# gpu); like the exponent above, a choice made on the same tables it is scored on. That rule was read off dense
+# tensor-parallel groups of one to eight GPUs with a step overhead held near its 0.3 ms prior; a MoE setup's much larger
+# step overhead (fitted in the units of its figures: calibrate.ADDITIVE) is counted once per group: counted per GPU,
+# gpt-oss-120b's vLLM calibration on one B200 moved to eight put TPOT 5x too high, and the held-out MoE GPU transfer's
+# median throughput error was 48.2% (vLLM), 46.4% (SGLang), 44.2% (TensorRT-LLM); once per group, 16.5%, 18.8%, 27.3%.
 TENSOR_PARALLEL_WEIGHTS_EXPONENT = 0.42
 
 
@@ -244,7 +248,7 @@ def step_cost(shape: ModelShape, hardware: Hardware, *, dtype: str, kv_dtype: st
         attention_flops_per_token_pair=shape.attention_flops,
         bandwidth_bytes_per_ms=hardware.bandwidth_gbps * hardware.gpus * 1e6,
         flops_per_ms=hardware.peak_tflops * hardware.gpus * 1e9,
-        group_gpus=hardware.gpus,
+        group_gpus=1 if shape.num_experts else hardware.gpus,
         allreduce_ms_per_token=allreduce_ms_per_token(shape, hardware, expert_parallel),
         expert_bytes=weight_bytes(shape.routed_expert_params, dtype) * tensor_parallel_penalty,
         expert_pick=shape.experts_per_token / shape.num_experts if shape.num_experts else 0.0,

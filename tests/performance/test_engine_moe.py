@@ -84,3 +84,16 @@ def test_a_fit_finds_a_large_step_overhead_far_from_its_prior() -> None:
         assert got.mean_tpot_ms == pytest.approx(want.mean_tpot_ms, rel=0.1), c
         assert got.request_throughput == pytest.approx(want.request_throughput, rel=0.1), c
 
+
+
+def test_a_moe_step_overhead_is_the_groups_not_each_gpus() -> None:
+    """Dense tensor-parallel groups pay their fixed step costs on every GPU (fitted on NIM's TP1-8 sweeps); a MoE
+    setup's step overhead, many times larger, counted per GPU made gpt-oss-120b's vLLM calibration on one B200 decode
+    5x too slowly on eight. It is counted once per group."""
+    from infercost.performance.engine import step_cost
+    from infercost.performance.profiles import model_shape
+
+    moe, dense = model_shape("openai/gpt-oss-120b"), model_shape("meta-llama/Llama-3.1-70B-Instruct")
+    eight = engine_hardware("B200", 8, "fp8")
+    assert step_cost(moe, eight, dtype="mxfp4").decode(16, 16000)[0] == 1.0
+    assert step_cost(dense, eight, dtype="fp8").decode(16, 16000)[0] == 8.0
