@@ -191,7 +191,8 @@ class Calibration:
 
 def prior_for(setup: Setup) -> NDArray:
     """The priors in this setup's units: the per-step and per-sequence times of a dense setup are per GPU of the
-    group (see ``engine.step_cost``), so a group's 0.3 ms a step is 0.3 / gpus per GPU; a MoE setup's are the group's."""
+    group (see ``engine.step_cost``), so a group's 0.3 ms a step is 0.3 / gpus per GPU; a MoE setup's are the
+    group's."""
     prior = PRIOR.copy()
     prior[PER_GPU] /= setup.cost.group_gpus
     return prior
