@@ -65,6 +65,17 @@ ITERATIONS = 2  # with a client delay the schedule depends on the coefficients: 
 # wrong about that queueing pulled the step costs away from the capacity they set (GPU transfer, throughput p90 26.8%
 # at 1.0, 23.0% at 0.3; TPOT p90 26.4% and 24.2%; shape-transfer mean TTFT median 14.0% and 14.7%).
 TTFT_WEIGHT = 0.3
+# The priors of the additive times (ms per step, per decode sequence, per request) were read off dense Llama-3 on
+# NIM, and a prior row relative to its own value holds a coefficient near it hard: a step overhead of 20x the prior
+# costs as much as a 100% error on every point. A MoE model's step is far from that prior (DeepSeek-R1 on 8x B200
+# under SGLang decodes 4 users at 8.8 ms a token where its weights take 3.7 ms: 61 layers of routed-expert kernels and
+# all-reduces), and the fit put the step costs where the prior held them, too fast at few users and too slow at
+# many. Nothing measured those priors for MoE, so there they weigh in the units of the measured figures instead: a
+# prior row moves the fit as much as the relative error a typical point would see from that deviation. Held-out MoE
+# shape transfer, median |error| of throughput / TPOT: SGLang 25.6% / 26.9% -> 12.1% / 11.3%, TensorRT-LLM 16.7% /
+# 18.8% -> 7.9% / 10.0%, vLLM 20.7% / 21.4% -> 7.8% / 7.6% (bench.held_out_accuracy). On the dense calibration set the
+# same change made the GPU transfer worse (throughput median 7.4% -> 10.3%), so dense setups keep their priors.
+ADDITIVE = [FEATURES.index(name) for name in ("step_overhead_ms", "sequence_ms", "request_ms")]
 
 
 @dataclass(frozen=True)
@@ -89,11 +100,12 @@ class Setup:
     @property
     def config(self) -> EngineConfig:
         """The engine as built on these GPUs: a step budget whose activations fit, and the KV cache left."""
+        engine = self.engine.on_gpu(self.hardware.gpu, self.hardware.memory_gb)
         budget = step_budget_that_fits(self.shape, self.hardware, dtype=self.dtype,
-                                       budget=self.engine.max_batched_tokens)  # fmt: skip
+                                       budget=engine.max_batched_tokens)  # fmt: skip
         capacity = kv_capacity_tokens(self.shape, self.hardware, dtype=self.dtype, kv_dtype=self.kv_dtype,
                                       step_tokens=budget)  # fmt: skip
-        return replace(self.engine, max_batched_tokens=budget,
+        return replace(engine, max_batched_tokens=budget,
                        kv_capacity_tokens=min(capacity, self.engine.kv_capacity_tokens),
                        cached_prompt_fraction=self.cached_prompt_fraction)  # fmt: skip
 
@@ -178,10 +190,11 @@ class Calibration:
 
 
 def prior_for(setup: Setup) -> NDArray:
-    """The priors in this setup's units: the per-step and per-sequence times are per GPU of the group (see
-    ``engine.step_cost``), so a group's 0.3 ms a step is 0.3 / gpus per GPU."""
+    """The priors in this setup's units: the per-step and per-sequence times of a dense setup are per GPU of the
+    group (see ``engine.step_cost``), so a group's 0.3 ms a step is 0.3 / gpus per GPU; a MoE setup's are the
+    group's."""
     prior = PRIOR.copy()
-    prior[PER_GPU] /= setup.hardware.gpus
+    prior[PER_GPU] /= setup.cost.group_gpus
     return prior
 
 
@@ -212,7 +225,8 @@ def fit(setup: Setup, observations: Sequence[Observation]) -> Calibration:
         for _ in range(ITERATIONS):
             traces = [_closed_loop(candidate, coefficients, o.concurrency, o.input_len, o.output_len)
                       for o in observations]  # fmt: skip
-            coefficients, loss = _solve(traces, observations, prior_for(setup))
+            coefficients, loss = _solve(traces, observations, prior_for(setup),
+                                        measured_units=bool(setup.shape.num_experts))  # fmt: skip
         if best is None or loss < best[0]:
             best = (loss, candidate, coefficients, traces)
     _, chosen, coefficients, traces = best
@@ -258,8 +272,11 @@ def _schedulers(setup: Setup) -> list[Setup]:
     return [setup, replace(setup, engine=replace(setup.engine, mixed_steps=not setup.engine.mixed_steps))]
 
 
-def _solve(traces: Sequence[Trace], observations: Sequence[Observation], priors: NDArray) -> tuple[NDArray, float]:
-    """Non-negative least squares on relative errors, with the priors as weak extra rows."""
+def _solve(traces: Sequence[Trace], observations: Sequence[Observation], priors: NDArray,
+           measured_units: bool = False) -> tuple[NDArray, float]:  # fmt: skip
+    """Non-negative least squares on relative errors, with the priors as weak extra rows: each relative to its own
+    value, or (``measured_units``, the additive times of a MoE setup: see ``ADDITIVE``) to the median effect a unit
+    of the coefficient has on the measured figures."""
     from scipy.optimize import lsq_linear  # 1.2 s to import: only a fit pays it, not every page that prices a bill
 
     design, target = [], []
@@ -270,8 +287,12 @@ def _solve(traces: Sequence[Trace], observations: Sequence[Observation], priors:
     prior = priors[FITTED]
     weight = PRIOR_WEIGHT * math.sqrt(len(design))
     measured = len(design)
-    design.extend(weight * np.eye(len(prior)) / prior)
-    target.extend([weight] * len(prior))
+    scale = 1.0 / prior
+    if measured_units:
+        effect = np.median(np.abs(np.array(design)), axis=0)
+        scale[ADDITIVE] = np.maximum(effect[ADDITIVE], 1e-12)
+    design.extend(weight * np.diag(scale))
+    target.extend(weight * scale * prior)
     design_matrix, target_vector = np.array(design), np.array(target)
     fitted = lsq_linear(design_matrix, target_vector, bounds=(ROOFLINE_FLOOR[FITTED], np.inf)).x
     residuals = design_matrix[:measured] @ fitted - target_vector[:measured]
@@ -385,7 +406,7 @@ def offline_engine(setup: Setup, input_len: int, output_len: int) -> EngineConfi
     """The batch size and step token budget trtllm-bench would build this setup with for one token shape (its
     tuning heuristic, above), on the KV cache the simulation gives the setup before any step budget is chosen (the
     heuristic sizes the engine from the memory beside the weights; the built engine's activations come after)."""
-    unbuilt = replace(setup, engine=replace(setup.engine, max_batched_tokens=0))
+    unbuilt = replace(setup, engine=replace(setup.engine.as_set(), max_batched_tokens=0))
     requests = min(unbuilt.config.kv_capacity_tokens / (input_len + output_len), OFFLINE_MAX_REQUESTS)
     if requests < 256:
         max_batch = max(64, _round_up(requests, 32))
@@ -393,7 +414,7 @@ def offline_engine(setup: Setup, input_len: int, output_len: int) -> EngineConfi
         max_batch = _round_up(requests, 128 if requests < 1024 else 256)
     tokens = min(requests * (1 + input_len / output_len), OFFLINE_MAX_TOKENS)
     step = 256 if tokens < 4096 else 512 if tokens < 8192 else 1024
-    return replace(setup.engine, max_batch=max_batch, max_batched_tokens=max(2048, _round_up(tokens, step)))
+    return replace(setup.engine.as_set(), max_batch=max_batch, max_batched_tokens=max(2048, _round_up(tokens, step)))
 
 
 # How many requests trtllm-bench's dataset holds per shape in TensorRT-LLM's performance overview (perf-overview.md,

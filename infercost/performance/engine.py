@@ -84,6 +84,24 @@ class EngineConfig:
     kv_capacity_tokens: float = math.inf  # tokens the KV cache holds across the batch
     prefix_caching: bool = False  # prompts that start with a cached prefix skip prefilling it (vLLM, SGLang)
     cached_prompt_fraction: float = 0.0  # share of each prompt found in the prefix cache (with ``prefix_caching``)
+    # Defaults that depend on the GPU (0: none): the step budget on GPUs of ``LARGE_GPU_GB`` or more (SGLang), and
+    # the batch cap and step budget on GPUs under ``SMALL_GPU_GB`` or A100s (vLLM)
+    large_gpu_batched_tokens: int = 0
+    small_gpu_batch: int = 0
+    small_gpu_batched_tokens: int = 0
+
+    def on_gpu(self, gpu: str, memory_gb: float) -> EngineConfig:
+        """The engine with the defaults it takes on this GPU (and no GPU-dependent defaults left to apply)."""
+        batch, budget = self.max_batch, self.max_batched_tokens
+        if self.large_gpu_batched_tokens and memory_gb >= LARGE_GPU_GB:
+            budget = self.large_gpu_batched_tokens
+        if self.small_gpu_batch and (memory_gb < SMALL_GPU_GB or "a100" in gpu.lower()):
+            batch, budget = self.small_gpu_batch, self.small_gpu_batched_tokens
+        return replace(self.as_set(), max_batch=batch, max_batched_tokens=budget)
+
+    def as_set(self) -> EngineConfig:
+        """This batch cap and step budget on every GPU (what a build that sets them explicitly runs with)."""
+        return replace(self, large_gpu_batched_tokens=0, small_gpu_batch=0, small_gpu_batched_tokens=0)
 
     def cached_tokens(self, input_len: int) -> int:
         """Prompt tokens a request finds in the prefix cache: never its last one, which must run to give the first
@@ -102,12 +120,20 @@ ENGINE_PRESETS: dict[str, EngineConfig] = {
     # |error| 23.1% at 16384, 14.0% at 65536, 12.9% at 131072 with throughput and TPOT worse;
     # bench.prediction_accuracy).
     "tensorrt-llm": EngineConfig(max_batch=256, max_batched_tokens=65536, chunked_prefill=False, reserve_full_kv=True),
-    # vLLM V1: chunked prefill on, max_num_seqs 256, max_num_batched_tokens 8192, KV blocks on demand.
-    "vllm": EngineConfig(max_batch=256, max_batched_tokens=8192, chunked_prefill=True, reserve_full_kv=False,
-                         prefix_caching=True),
-    "sglang": EngineConfig(max_batch=256, max_batched_tokens=8192, chunked_prefill=True, reserve_full_kv=False,
-                           prefix_caching=True),
+    # vLLM V1's server: max_num_seqs 1024 and max_num_batched_tokens 8192 on a GPU of 70 GiB or more other than an
+    # A100, 256 and 2048 on the others (EngineArgs.get_batch_defaults, vllm-project/vllm at 99d7eb5,
+    # vllm/engine/arg_utils.py); chunked prefill on, KV blocks on demand. The cap was 256 here before: SGLang's and
+    # vLLM's held-out sweeps run 512 users, which it queued into TTFTs of 20 s against 3 s measured.
+    "vllm": EngineConfig(max_batch=1024, max_batched_tokens=8192, chunked_prefill=True, reserve_full_kv=False,
+                         prefix_caching=True, small_gpu_batch=256, small_gpu_batched_tokens=2048),
+    # SGLang: chunked_prefill_size 8192 on GPUs under 160 GB (H100, H200), 16384 on larger ones (B200, MI300X), and
+    # no running-request cap but the memory pool's (max_running_requests unset: at least 2048 request slots); in
+    # sgl-project/sglang at 469c63e, python/sglang/srt/server_args.py and model_runner.py.
+    "sglang": EngineConfig(max_batch=2048, max_batched_tokens=8192, chunked_prefill=True, reserve_full_kv=False,
+                           prefix_caching=True, large_gpu_batched_tokens=16384),
 }
+LARGE_GPU_GB = 160 * 1024 * 2**20 / 1e9  # SGLang's tier for a larger chunked prefill (gpu_mem >= 160 * 1024 MiB)
+SMALL_GPU_GB = 70 * 2**30 / 1e9  # vLLM's tier for its larger defaults (device memory >= 70 GiB)
 
 
 def engine_preset(engine: str) -> tuple[str, EngineConfig]:
@@ -200,7 +226,11 @@ class StepCost:
 # synchronised, so they are counted once per GPU (the fitted coefficients are per GPU). Moving calibrations between
 # GPU counts this way cuts the GPU-transfer error of the bundled NIM tables from a median 10.5% / p90 33.9% to
 # 8.4% / 25.7% on throughput and from 10.2% / 32.3% to 8.4% / 26.6% on TPOT (bench.prediction_accuracy --transfer
-# gpu); like the exponent above, a choice made on the same tables it is scored on.
+# gpu); like the exponent above, a choice made on the same tables it is scored on. That rule was read off dense
+# tensor-parallel groups of one to eight GPUs with a step overhead held near its 0.3 ms prior; a MoE setup's much larger
+# step overhead (fitted in the units of its figures: calibrate.ADDITIVE) is counted once per group: counted per GPU,
+# gpt-oss-120b's vLLM calibration on one B200 moved to eight put TPOT 5x too high, and the held-out MoE GPU transfer's
+# median throughput error was 48.2% (vLLM), 46.4% (SGLang), 44.2% (TensorRT-LLM); once per group, 16.5%, 18.8%, 27.3%.
 TENSOR_PARALLEL_WEIGHTS_EXPONENT = 0.42
 
 
@@ -218,7 +248,7 @@ def step_cost(shape: ModelShape, hardware: Hardware, *, dtype: str, kv_dtype: st
         attention_flops_per_token_pair=shape.attention_flops,
         bandwidth_bytes_per_ms=hardware.bandwidth_gbps * hardware.gpus * 1e6,
         flops_per_ms=hardware.peak_tflops * hardware.gpus * 1e9,
-        group_gpus=hardware.gpus,
+        group_gpus=1 if shape.num_experts else hardware.gpus,
         allreduce_ms_per_token=allreduce_ms_per_token(shape, hardware, expert_parallel),
         expert_bytes=weight_bytes(shape.routed_expert_params, dtype) * tensor_parallel_penalty,
         expert_pick=shape.experts_per_token / shape.num_experts if shape.num_experts else 0.0,

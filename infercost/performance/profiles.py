@@ -79,6 +79,16 @@ class ThroughputProfile:
         return {k: float(v) for k, v in point.items() if k.endswith("_ms") and v is not None}
 
 
+def _replica_gpus(document: dict[str, Any]) -> int:
+    """The replica's GPUs: attention TP x PP x attention DP as stated, or the MoE layers' TP x EP where that is more.
+    The MoE layers run on the same GPUs as attention, so a table whose MoE layout spans more GPUs than its attention
+    layout names ran on those (AIConfigurator's vLLM rows of Qwen3-235B-A22B-FP8 say "TP1 ... MoE TP2" for one H200,
+    which its 235 GB of FP8 weights do not fit, and decode at the TPOT of its TP2 rows: 55 against 52 ms)."""
+    stated = int(document.get("gpus_per_replica", 1))
+    moe = int(document.get("moe_tensor_parallel") or 1) * int(document.get("expert_parallel") or 1)
+    return max(stated, moe)
+
+
 def _from_bundled(kind: str, slug: str, document: dict[str, Any]) -> ThroughputProfile:
     return ThroughputProfile(
         id=f"{kind}:{slug}",
@@ -91,7 +101,7 @@ def _from_bundled(kind: str, slug: str, document: dict[str, Any]) -> ThroughputP
         input_len=document.get("input_len"),
         output_len=document.get("output_len"),
         points=sorted(document["points"], key=_point_order),
-        gpus_per_replica=int(document.get("gpus_per_replica", 1)),
+        gpus_per_replica=_replica_gpus(document),
         source=document.get("source", ""),
         as_of=document.get("as_of", ""),
         run_id=document.get("run_id"),
@@ -361,9 +371,19 @@ def validation_tables(profiles: Sequence[ThroughputProfile] | None = None) -> li
         # H100s, 2000/200: 112 ms and 1729 ms), so calibrations move between GPUs of one release only.
         engine = f"{engine} {profile.engine_version}" if profile.engine_version else engine
         model = find_bundled(profile.model).name
-        group = (model, engine, profile.hardware, str(profile.gpus_per_replica), setup.dtype)
+        group = (model, engine, profile.hardware, str(profile.gpus_per_replica), setup.dtype, *layout_tag(profile))
         tables.append(Table(profile.id, group, (model, engine, dtype_width(setup.dtype)), setup, tuple(points)))
     return tables
+
+
+def layout_tag(profile: ThroughputProfile) -> tuple[str, ...]:
+    """How a replica's GPUs share the model, where it is not one tensor-parallel group (``("dp8 ep8",)``; ``()`` for
+    plain TP): part of a setup, so tables of one GPU count but other layouts are not fitted together (DeepSeek-R1 on
+    8x B200 decodes at 4.3 ms a token at TP8 and 4 users, at 12 ms with attention DP8 x EP8 at 64)."""
+    parts = [f"dp{profile.data_parallel}" if profile.data_parallel > 1 else "",
+             f"ep{profile.expert_parallel}" if profile.expert_parallel > 1 else ""]
+    tag = " ".join(p for p in parts if p)
+    return (tag,) if tag else ()
 
 
 def offline_tables(profiles: Sequence[ThroughputProfile] | None = None) -> list[OfflineTable]:

@@ -1,0 +1,99 @@
+"""The engine model on mixture-of-experts setups and on vLLM's and SGLang's schedulers (issue 22)."""
+
+import numpy as np
+import pytest
+
+from infercost.performance.calibrate import Calibration, Observation, Setup, fit, predict_concurrency
+from infercost.performance.engine import ENGINE_PRESETS, WEIGHTS
+from infercost.performance.profiles import engine_hardware, find_profile, layout_tag, setup_for
+
+
+@pytest.fixture(scope="module")
+def gpt_oss() -> Setup:
+    return setup_for("openai/gpt-oss-120b", engine_hardware("H200", 1, "mxfp4"), "mxfp4", ENGINE_PRESETS["vllm"])
+
+
+def test_a_decode_step_reads_the_distinct_experts_its_tokens_route_to(gpt_oss: Setup) -> None:
+    """Top-k routing over n experts: one token reads k of them, T tokens n (1 - (1 - k/n)^T) on average per layer,
+    a large batch nearly all; the dense weights are read whole whatever the batch."""
+    cost, shape = gpt_oss.cost, gpt_oss.shape
+    k, n = shape.experts_per_token, shape.num_experts
+    dense_ms = cost.weights_bytes / cost.bandwidth_bytes_per_ms
+    all_experts_ms = cost.expert_bytes / cost.bandwidth_bytes_per_ms
+
+    def experts_ms(tokens: int) -> float:
+        return cost.decode(tokens, tokens * 1000)[WEIGHTS] - dense_ms
+
+    assert experts_ms(1) == pytest.approx(all_experts_ms * k / n)
+    assert experts_ms(16) == pytest.approx(all_experts_ms * (1 - (1 - k / n) ** 16))
+    assert experts_ms(16) < 16 * experts_ms(1)  # tokens share experts
+    assert experts_ms(1024) == pytest.approx(all_experts_ms, rel=1e-6)
+
+
+def test_vllm_and_sglang_take_the_batch_cap_and_step_budget_they_default_to_on_each_gpu() -> None:
+    """vLLM's server: 1024 sequences and 8192 tokens a step on a GPU of 70 GiB or more other than an A100, 256 and
+    2048 on the rest; SGLang caps running requests only by its memory pool and chunks prefill at 8192 tokens below
+    160 GiB, 16384 above. The 256-request cap this model had for both queued 512 users into 20 s of TTFT where
+    DeepSeek-R1 on SGLang measured 3 s."""
+    vllm, sglang = ENGINE_PRESETS["vllm"], ENGINE_PRESETS["sglang"]
+    for gpu, memory_gb, batch, budget in (("H100 SXM", 80, 1024, 8192), ("B200", 180, 1024, 8192),
+                                          ("A100 80GB", 80, 256, 2048), ("L40S", 48, 256, 2048)):  # fmt: skip
+        built = vllm.on_gpu(gpu, memory_gb)
+        assert (built.max_batch, built.max_batched_tokens) == (batch, budget), gpu
+    assert sglang.on_gpu("H200", 141).max_batched_tokens == 8192
+    assert sglang.on_gpu("B200", 180).max_batched_tokens == 16384
+    assert sglang.on_gpu("H200", 141).max_batch >= 2048
+    setup = setup_for("deepseek-ai/DeepSeek-R1", engine_hardware("B200", 8, "fp8"), "fp8", sglang)
+    assert setup.config.max_batch >= 2048 and setup.config.max_batched_tokens == 16384
+
+
+def test_a_moe_table_runs_on_the_gpus_its_moe_layout_spans() -> None:
+    """AIConfigurator's vLLM rows of Qwen3-235B-A22B-FP8 say attention TP1 with MoE TP2 for 'one' H200, which its
+    235 GB of FP8 weights do not fit: the MoE layers run on the same GPUs as attention, so it ran on two."""
+    profile = find_profile("published:aic-vllm-0.12.0-qwen3-235b-a22b-fp8-1xh200-fp8-tp1-dp1-ep1-2000in-100out-moetp2")
+    assert profile.gpus_per_replica == 2
+    assert find_profile("published:aic-vllm-0.12.0-qwen3-235b-a22b-fp8-2xh200-fp8-tp2-dp1-ep1-1000in-100out"
+                        ).gpus_per_replica == 2  # fmt: skip
+
+
+def test_tables_of_one_gpu_count_but_other_layouts_are_other_setups() -> None:
+    """Attention data parallelism and expert parallelism are part of a setup: DeepSeek-R1 on 8x B200 decodes at
+    4.3 ms a token with TP8 at 4 users and 12 ms with attention DP8 x EP8 at 64, so one fit for both is neither."""
+    plain = find_profile("published:aic-trtllm-1.2.0rc6.post3-deepseek-r1-8xb200-fp8-tp8-dp1-ep1-1024in-1024out-run2")
+    wide = find_profile("published:aic-trtllm-1.2.0rc6.post3-deepseek-r1-8xb200-fp8-tp1-dp8-ep8-1024in-1024out")
+    assert layout_tag(plain) == ()
+    assert layout_tag(wide) == ("dp8 ep8",)
+
+
+def test_a_fit_finds_a_large_step_overhead_far_from_its_prior() -> None:
+    """A MoE model's fixed cost per step (61 layers of kernels and all-reduces for DeepSeek-R1) is many times the
+    0.3 ms prior, which a prior row relative to itself pinned: a fit of points made with 6 ms a step put it at a
+    fraction of that and decoding at few users came out twice as fast as the points. Priors now weigh in the units
+    of the measured figures, so the points move it."""
+    setup = setup_for("deepseek-ai/DeepSeek-R1", engine_hardware("H200", 8, "fp8"), "fp8", ENGINE_PRESETS["sglang"])
+    truth = Calibration(np.array([6.0 / 8, 1.3, 1.5, 3.0, 0.002, 2.0, 1.0, 1.0]), 0)
+    points = []
+    for input_len, output_len in ((1024, 1024), (1024, 4096), (4096, 1024)):
+        for c in (4, 16, 64, 128):
+            p = predict_concurrency(setup, truth, c, input_len, output_len)
+            points.append(Observation(c, input_len, output_len, p.request_throughput, p.mean_ttft_ms, p.mean_tpot_ms))
+    fitted = fit(setup, points)
+    for c in (2, 32):
+        want = predict_concurrency(setup, truth, c, 2048, 512)
+        got = predict_concurrency(setup, fitted, c, 2048, 512)
+        assert got.mean_tpot_ms == pytest.approx(want.mean_tpot_ms, rel=0.1), c
+        assert got.request_throughput == pytest.approx(want.request_throughput, rel=0.1), c
+
+
+
+def test_a_moe_step_overhead_is_the_groups_not_each_gpus() -> None:
+    """Dense tensor-parallel groups pay their fixed step costs on every GPU (fitted on NIM's TP1-8 sweeps); a MoE
+    setup's step overhead, many times larger, counted per GPU made gpt-oss-120b's vLLM calibration on one B200 decode
+    5x too slowly on eight. It is counted once per group."""
+    from infercost.performance.engine import step_cost
+    from infercost.performance.profiles import model_shape
+
+    moe, dense = model_shape("openai/gpt-oss-120b"), model_shape("meta-llama/Llama-3.1-70B-Instruct")
+    eight = engine_hardware("B200", 8, "fp8")
+    assert step_cost(moe, eight, dtype="mxfp4").decode(16, 16000)[0] == 1.0
+    assert step_cost(dense, eight, dtype="fp8").decode(16, 16000)[0] == 8.0
