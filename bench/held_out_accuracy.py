@@ -73,9 +73,11 @@ def main(argv: list[str] | None = None) -> int:
 
 def held_out_table(summary: dict) -> str:
     """The summary as the Markdown docs/engine-model.md shows: what was refused, then the errors per slice."""
-    lines = [f"{summary['predicted']} of {summary['tables']} held-out closed-loop tables predicted; refused:", ""]
-    lines += [f"- {count} {reason}" for reason, count in sorted(summary["refused"].items(), key=lambda kv: -kv[1])]
-    lines += ["", "| kind / engine | transfer | metric | n | median | p90 | range coverage |",
+    refused = sorted(summary["refused"].items(), key=lambda kv: -kv[1])
+    lines = [f"{summary['predicted']} of {summary['tables']} held-out closed-loop tables predicted"
+             + ("; refused:" if refused else ", none refused."), ""]  # fmt: skip
+    lines += [f"- {count} {reason}" for reason, count in refused] + ([""] if refused else [])
+    lines += ["| kind / engine | transfer | metric | n | median | p90 | range coverage |",
               "| --- | --- | --- | --- | --- | --- | --- |"]
     for name, transfers in summary["slices"].items():
         for transfer, metrics in transfers.items():
