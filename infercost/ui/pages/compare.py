@@ -24,6 +24,7 @@ from infercost.compare import (
 from infercost.costmodel.owned import OwnedHardware
 from infercost.costmodel.scaling import SCALING_MODES
 from infercost.errors import InputError
+from infercost.estimate import cost_range_text
 from infercost.pricing import bundled_gpu_specs
 from infercost.profile import unique_name
 from infercost.ui.cached import (
@@ -58,6 +59,7 @@ profiles = throughput_profiles()
 specs = {spec.gpu: spec for spec in bundled_gpu_specs()}
 s = st.session_state
 s.setdefault("calls_per_day_cv", 0.15)
+s.setdefault("output_tokens_cv", 0.5)
 
 st.title("Compare APIs and self-hosting")
 st.caption(f"Workload: {workload_summary(s)} — change it on *Workload and bill*.")
@@ -161,7 +163,7 @@ setups += [{**setup, "name": f"{setup['name']} · {other}", "mode": other} for o
 document = profile_document(s)
 for setup in document["self_host"]:  # the bill's own setup, and any a scenario or link loaded, as they are there
     setups.append({**setup, "name": unique_name(setup["name"], [other["name"] for other in setups])})
-document |= {"self_host": setups, "calls_per_day_cv": s["calls_per_day_cv"]}
+document |= {"self_host": setups, "calls_per_day_cv": s["calls_per_day_cv"], "output_tokens_cv": s["output_tokens_cv"]}
 profile_json = json.dumps(document, sort_keys=True, default=str)
 try:
     result, profile_json, left_out = estimate_leaving_out_setups(profile_json)
@@ -172,7 +174,19 @@ if left_out is not None:  # the APIs are still compared; every tab below sees th
     setups = []
     st.warning(f"The self-host setups cannot be estimated, so they are left out: {left_out.field}: "
                f"{left_out.reason}", icon="⚠️")
+
+
+def api_band(row: dict) -> dict:
+    """One API row's band, drawn as the band tab draws it (the corpus's lengths as its tokenizer counted them)."""
+    samples, _ = band_prompt_samples(s.get("prompt_distribution"), row["tokenizer"])
+    return bill_band_json(profile_json, row["model"], tuple(samples) if samples is not None else None)
+
+
 table = options_table(result)
+api_ranges = {r["model"]: cost_range_text({"cost_per_month_range": [api_band(r)["monthly"][q] for q in ("p10", "p90")]})
+              for r in result["api"]}  # an API bill is uncertain too: its band's P10–P90, as the band tab shows it
+table["range"] = [api_ranges.get(option, text) if kind == "API" else text
+                  for option, kind, text in zip(table["option"], table["kind"], table["range"], strict=True)]
 
 st.subheader("Every option, one table")
 priced = table.dropna(subset=["cost_per_month"])
@@ -364,19 +378,24 @@ with band:
     if band.open:
         options = priced["option"].tolist()
         chosen_option = st.selectbox("Option", options, key="cmp_band_model") if options else None
-        st.number_input("Day-to-day spread of calls per day (CV)", 0.0, 10.0, step=0.05, key="calls_per_day_cv",
-                        help="Calls per day are drawn from a negative binomial around your forecast with this "
-                             "coefficient of variation; 0.15 by default, since real traffic varies more from day "
-                             "to day than independent arrivals would (weekdays, launches, incidents).")  # fmt: skip
+        v, o = st.columns(2)
+        v.number_input("Day-to-day spread of calls per day (CV)", 0.0, 10.0, step=0.05, key="calls_per_day_cv",
+                       help="Calls per day are drawn from a negative binomial around your forecast with this "
+                            "coefficient of variation; 0.15 by default, since real traffic varies more from day "
+                            "to day than independent arrivals would (weekdays, launches, incidents).")  # fmt: skip
+        o.number_input("Call-to-call spread of output tokens (CV)", 0.0, 10.0, step=0.05, key="output_tokens_cv",
+                       help="Each call's answer length is drawn from a gamma distribution around your output "
+                            "tokens with this coefficient of variation (standard deviation / mean). 0.5 by "
+                            "default is an assumption, not a measurement: set it from your logs.")  # fmt: skip
         if chosen_option:
             api_rows = {r["model"]: r for r in result["api"]}
             if chosen_option in api_rows:
                 row = api_rows[chosen_option]
-                samples, drawn = band_prompt_samples(s.get("prompt_distribution"), row["tokenizer"])
-                simulated = bill_band_json(profile_json, chosen_option, tuple(samples) if samples is not None else None)
+                simulated = api_band(row)
+                drawn = f"Lengths: {simulated['lengths']}. Tokenizer: {simulated['tokenizer']}."
             else:
                 row = next(r for r in result["self_host"] if r["name"] == chosen_option)
-                drawn = "self-host: volume moves an autoscaled or batch fleet; an always-on fleet is sized once"
+                drawn = "Self-host: volume moves an autoscaled or batch fleet; an always-on fleet is sized once."
                 expected_error_json = json.dumps(row.get("expected_error") or {})
                 simulated = self_host_band_json(profile_json, chosen_option, expected_error_json)
             monthly = simulated["monthly"]
@@ -394,7 +413,7 @@ with band:
             st.plotly_chart(figure, key="cmp_band_chart")
             st.markdown(band_verdict(row["cost_per_month"], monthly, self_host=chosen_option not in api_rows))
             sources = ", ".join(simulated["sources"]) or "nothing varies: the band is the bill"
-            st.caption(f"Varied: {sources}. Lengths: {drawn}. "
+            st.caption(f"Varied: {sources}. {drawn} "
                        f"Each simulated month is {s['days_per_month']} independent days.")
 with engine:
     if engine.open:
