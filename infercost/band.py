@@ -21,6 +21,7 @@ from infercost.tokenizers.proxy_error import proxy_error
 
 API_SIMULATIONS = 2000
 SELF_HOST_SIMULATIONS = 500  # each simulated month sizes a fleet day by day: slower per draw than a bill
+MAX_BANDED_API_ROWS = 40  # at most a few seconds of bands; the whole catalog (650 models) took 40 s
 SEED = 0  # the same profile gives the same band on the page, in the CLI and in a report
 
 
@@ -99,17 +100,24 @@ def band_summary(band: BillBand, drawn: Sequence[str] = ()) -> dict[str, Any]:
 
 
 def with_bands(document: dict[str, Any], profile: Profile, catalog: Sequence[ApiPrice],
-               load_run: RunLoader | None = None, *, self_host: bool = True) -> dict[str, Any]:  # fmt: skip
+               load_run: RunLoader | None = None) -> dict[str, Any]:  # fmt: skip
     """The estimate document with each API row's ``band`` and ``cost_per_month_range`` ([P10, P90] of its band, as
-    self-host rows have), and each priced self-host row's ``band``; the rows are updated in place."""
+    self-host rows have), and each priced self-host row's ``band``; the rows are updated in place.
+
+    A band takes a few tens of milliseconds, so a profile that prices the whole catalog (hundreds of models, tens of
+    seconds) gets none for its API rows: ``band_note`` says so, and how to have them."""
     from infercost.estimate import price_list
 
     prices, _ = price_list(profile, catalog)
+    banded = len(document["api"]) <= MAX_BANDED_API_ROWS
     for row in document["api"]:
-        band, inputs = api_band(profile, find_price(prices, row["model"]))
-        row["band"] = band_summary(band, (inputs.lengths, inputs.tokenizer))
-        row["cost_per_month_range"] = [band.monthly.p10, band.monthly.p90]
-    for index, row in enumerate(document["self_host"] if self_host else []):
+        band, inputs = api_band(profile, find_price(prices, row["model"])) if banded else (None, None)
+        row["band"] = band_summary(band, (inputs.lengths, inputs.tokenizer)) if band else None
+        row["cost_per_month_range"] = [band.monthly.p10, band.monthly.p90] if band else None
+    if not banded:
+        document["band_note"] = (f"{len(document['api'])} API models: bands are simulated for up to "
+                                 f"{MAX_BANDED_API_ROWS}; name the models in api_models to have theirs")  # fmt: skip
+    for index, row in enumerate(document["self_host"]):
         if row.get("meets_slo") and row.get("cost_per_month") is not None:
             row["band"] = band_summary(self_host_band_of(profile, index, row.get("expected_error"), load_run))
     return document

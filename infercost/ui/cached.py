@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from infercost import store
-from infercost.band import api_band, self_host_band_of
+from infercost.band import api_band, self_host_band_of, with_bands
 from infercost.compare import (
     api_cost_curves,
     api_tornado,
@@ -80,6 +80,17 @@ def store_stamp(db_path: Path | None = None) -> tuple:
 def estimate_json(profile_json: str) -> dict[str, Any]:
     """The estimate for a profile document (a JSON string, so the cache key is exact), as of the store's state."""
     return _estimate_json(profile_json, store_stamp())
+
+
+def banded_estimate_json(profile_json: str) -> dict[str, Any]:
+    """The estimate with each option's bill band (``infercost.band``), for the reports a person downloads."""
+    return _banded_estimate_json(profile_json, store_stamp())
+
+
+@st.cache_data(show_spinner="Simulating each option's bill band…", max_entries=64)
+def _banded_estimate_json(profile_json: str, stamp: tuple) -> dict[str, Any]:
+    profile = parse_profile(json.loads(profile_json))
+    return with_bands(estimate_json(profile_json), profile, bundled_api_prices(), run_loader())
 
 
 def estimate_leaving_out_setups(profile_json: str) -> tuple[dict[str, Any], str, InputError | None]:
