@@ -85,6 +85,15 @@ def text_width_px(texts: Iterable[str], *, least: int = 75) -> int:
     return max([least, *(len(text) * 8 + 24 for text in texts)])
 
 
+def id_column(label: str, ids: Iterable[str], *, most: int | None = None, help: str | None = None) -> Any:
+    """A column of model ids or option names as wide as the longest (at most ``most`` px), pinned so it stays in
+    view when the table scrolls sideways: Streamlit's own width cut "deepinfra/llama-4-maverick-17b-128e-instruct-fp8"
+    at 1400 px."""
+    width = text_width_px(ids)
+    return st.column_config.TextColumn(label, width=width if most is None else min(width, most), pinned=True,
+                                       help=help)  # fmt: skip
+
+
 def _is_money(column: str) -> bool:
     return any(word in column.lower() for word in MONEY_WORDS)
 

@@ -23,7 +23,7 @@ from infercost.ui.cached import (
     show_input_error,
     throughput_profiles,
 )
-from infercost.ui.format import colour_map, cost_bars, fit_legend, options_shown, text_width_px
+from infercost.ui.format import colour_map, cost_bars, fit_legend, id_column, options_shown, text_width_px
 from infercost.ui.setups import (
     DEFAULT_SLO,
     ROOFLINE_DTYPES,
@@ -208,6 +208,7 @@ if not api.empty:
             "cost_per_million_tokens": st.column_config.NumberColumn("US$/1M tokens", format="$%.3f"),
             "price_source": st.column_config.LinkColumn("source"),
             "flags": st.column_config.TextColumn("⚠ check"),
+            "model": id_column("model", shown["model"]),
         },
         key="bill_table",
     )

@@ -38,7 +38,7 @@ from infercost.ui.cached import (
     throughput_profiles,
     tornado_bars,
 )
-from infercost.ui.format import colour_map, cost_bars, options_shown, show_table, text_width_px
+from infercost.ui.format import colour_map, cost_bars, id_column, options_shown, show_table, text_width_px
 from infercost.ui.prediction import show_prediction
 from infercost.ui.setups import (
     DEFAULT_SLO,
@@ -65,6 +65,7 @@ st.title("Compare APIs and self-hosting")
 st.caption(f"Workload: {workload_summary(s)} — change it on *Workload and bill*.")
 
 MODES = list(SCALING_MODES)
+OPTION_MOST = 232  # px: the money columns and the basis stay in view at 1400 px (330 pushed one out, 440 two)
 NOT_SAID = "(not said)"
 INCREMENTS = [1, 5, 15, 30, 60, 120, 180, 240, 360, 480, 720, 1440]
 with st.expander("Self-host settings: SLO and scaling", expanded=False):
@@ -210,7 +211,9 @@ shown = options_shown(table)  # money as text: a setup without a cost reads "SLO
 order = ["option", "cost_per_month", "range", "basis", "cost_per_call", "cost_per_million_tokens", "kind", "replicas",
          "flags", "gpu_offer"]  # a predicted cost beside its range and its basis, in view at 1400 px
 st.dataframe(shown, hide_index=True, key="options_table", width="stretch", column_order=order, column_config={
-    "option": st.column_config.TextColumn("option", width="medium"),
+    # as wide as the longest API id; a self-host name (model · GPUs · weights · basis) up to OPTION_MOST px, the
+    # money columns still in view at 1400 px (its whole name is in the basis notes below the table)
+    "option": id_column("option", shown["option"], most=OPTION_MOST),
     # money columns as wide as their longest value (a fixed "small" cut "$1,937–3,874" and six-figure bills)
     "cost_per_month": st.column_config.TextColumn("US$/month", width=text_width_px(shown["cost_per_month"]),
                                                   alignment="right"),
