@@ -85,6 +85,18 @@ def text_width_px(texts: Iterable[str], *, least: int = 75) -> int:
     return max([least, *(len(text) * 8 + 24 for text in texts)])
 
 
+# A multiselect scrolls its tags inside a box 155 px high: on a phone (390 px) six models wrap to six rows and the
+# sixth is cut. The box grows with its tags instead (structural selectors: Streamlit's class names are hashes).
+EVERY_TAG_CSS = """<style>
+[data-testid="stMultiSelect"] .react-aria-ComboBox > div { max-height: none !important; }
+</style>"""
+
+
+def show_every_tag() -> None:
+    """Let every multiselect on the page show all its tags, however many rows they wrap to."""
+    st.html(EVERY_TAG_CSS)
+
+
 def id_column(label: str, ids: Iterable[str], *, most: int | None = None, help: str | None = None) -> Any:
     """A column of model ids or option names as wide as the longest (at most ``most`` px), pinned so it stays in
     view when the table scrolls sideways: Streamlit's own width cut "deepinfra/llama-4-maverick-17b-128e-instruct-fp8"
