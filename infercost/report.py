@@ -151,7 +151,7 @@ def _band_rows(estimate: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Each option's monthly bill band (``infercost.band``), where the estimate carries one."""
     rows = [(row.get("model") or row.get("name"), row.get("band")) for row in [*estimate.get("api", []),
                                                                                *estimate.get("self_host", [])]]
-    return [{"option": option, **{f"{q}_per_month": round(band[q]) for q in ("p10", "p50", "p90", "p99")},
+    return [{"option": option, **{f"{q}_per_month": float(round(band[q])) for q in ("p10", "p50", "p90", "p99")},
              "varied": band["varied"], "drawn": "; ".join(band.get("drawn") or [])}
             for option, band in rows if band]  # fmt: skip
 
