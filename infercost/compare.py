@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from infercost.band import band_prompt_samples  # noqa: F401  (the page imports it from here)
 from infercost.costmodel import (
     ThroughputPoint,
     TokenVolumes,
@@ -348,21 +349,6 @@ def _reading(name: str, setup: Any, profile: Profile, resolved: ResolvedSetup, p
     per_replica = peak_attempts / attempts_per_call
     return {"reading": name, "requests_per_s": point.request_throughput, "calls_per_day_per_replica": per_replica,
             "replicas": sized.replicas, "cost_per_month": sized.cost_per_month, "basis": basis}  # fmt: skip
-
-
-def band_prompt_samples(distribution: Mapping[str, Sequence[float]] | None, tokenizer: str) -> tuple[list | None, str]:
-    """The corpus's prompt lengths as *this model's* tokenizer counted them, and a line saying what the band drew.
-
-    Another tokenizer's lengths would shift the whole band (a Chinese corpus can count half as many tokens under
-    one tokenizer as another), so a model whose tokenizer was not counted gets the fixed length, and is told so.
-    """
-    if not distribution:
-        return None, "fixed prompt length (load a corpus on the Tokens page to draw real lengths)"
-    if tokenizer in distribution:
-        counted = f"prompt lengths of your corpus as {tokenizer} (this model's tokenizer) counts them"
-        return list(distribution[tokenizer]), counted
-    counted = ", ".join(distribution)
-    return None, f"fixed prompt length: your corpus was counted with {counted}, not {tokenizer}"
 
 
 def band_verdict(bill: float, band: Mapping[str, float], *, self_host: bool = False) -> str:

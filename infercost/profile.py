@@ -198,6 +198,8 @@ class Profile(_Strict):
     days_per_month: float = Field(default=30, gt=0, le=31)
     # day-to-day spread of calls per day (coefficient of variation) for the bill band; overdispersed by default
     calls_per_day_cv: float = Field(default=0.15, ge=0, le=10)
+    # call-to-call spread of output tokens (std / mean) for the bill band: an assumption to replace with your logs'
+    output_tokens_cv: float = Field(default=0.5, ge=0, le=10)
     api_models: list[str] | None = None
     prices: list[PriceOverride] = Field(default_factory=list)
     self_host: list[SelfHost] = Field(default_factory=list)

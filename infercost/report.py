@@ -34,8 +34,8 @@ INPUT_FIELDS = (
 )  # fmt: skip
 API_COLUMNS = (
     "model", "provider", "tokenizer", "fidelity", "prompt_tokens", "prompt_token_basis", "input_tokens_per_day",
-    "output_tokens_per_day", "cost_per_day", "cost_per_month", "cost_per_call", "cost_per_million_tokens",
-    "price_source", "price_as_of",
+    "output_tokens_per_day", "cost_per_day", "cost_per_month", "cost_per_month_p10_p90", "cost_per_call",
+    "cost_per_million_tokens", "price_source", "price_as_of",
 )  # fmt: skip
 SELF_HOST_COLUMNS = (
     "name", "gpu", "mode", "basis", "basis_note", "run_id", "hardware", "throughput_source", "meets_slo", "replicas",
@@ -58,8 +58,12 @@ HOW_TO_READ = (
     "the prediction erred as the p10 and p90 of the error measured for its kind of transfer (error_transfer); it reads "
     "'unknown: no error measured' where that kind of transfer has no measured error, and 'SLO not met' where no "
     "operating point meets the SLO (the setup then has no cost). "
-    "Every attempt, retry and truncated call is billed in full."
+    "Every attempt, retry and truncated call is billed in full. An API model's P10–P90 is its bill band's: a Monte "
+    "Carlo of the month that draws each day's calls, each call's retries and answer length, and, where the prompt "
+    "was counted with a proxy tokenizer, that tokenizer's error (the Bill band section says what each option drew)."
 )
+BAND_COLUMNS = ("option", "p10_per_month", "p50_per_month", "p90_per_month", "p99_per_month", "varied", "drawn")
+CSV_BAND_COLUMNS = tuple(f"band_{q}_per_month" for q in ("p10", "p50", "p90", "p99"))
 
 
 def redact(value: Any) -> Any:
@@ -138,11 +142,13 @@ def _warnings(estimate: Mapping[str, Any]) -> Block:
 def _scenario_blocks(name: str, estimate: Mapping[str, Any]) -> list[Block]:
     blocks = [Block("h2", f"Scenario: {name}"), Block("h3", "Inputs"), _inputs(estimate["profile"])]
     if estimate.get("api"):
-        blocks += [Block("h3", "API models"), _table(API_COLUMNS, estimate["api"])]
+        rows = [{**row, "cost_per_month_p10_p90": cost_range_text(row)} for row in estimate["api"]]
+        blocks += [Block("h3", "API models"), _table(API_COLUMNS, rows)]
     if estimate.get("self_host"):
         rows = [{**row, "cost_per_month_p10_p90": cost_range_text(row)} for row in estimate["self_host"]]
         blocks += [Block("h3", "Self-hosted"), _table(SELF_HOST_COLUMNS, rows)]
-    return [*blocks, *_same_weights_blocks(estimate), Block("h3", "Warnings"), _warnings(estimate)]
+    return [*blocks, *_band_blocks(estimate), *_same_weights_blocks(estimate), Block("h3", "Warnings"),
+            _warnings(estimate)]
 
 
 def _same_weights_blocks(estimate: Mapping[str, Any]) -> list[Block]:
@@ -165,6 +171,24 @@ def _same_weights_blocks(estimate: Mapping[str, Any]) -> list[Block]:
                                 "checkpoint of its shapes), and the calls/day where self-hosting costs no more:"),
                    _table(SAME_WEIGHTS_COLUMNS, records)]  # fmt: skip
     return blocks
+
+
+def _band_rows(estimate: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Each option's monthly bill band (``infercost.band``), where the estimate carries one."""
+    rows = [(row.get("model") or row.get("name"), row.get("band")) for row in [*estimate.get("api", []),
+                                                                               *estimate.get("self_host", [])]]
+    return [{"option": option, **{f"{q}_per_month": float(round(band[q])) for q in ("p10", "p50", "p90", "p99")},
+             "varied": band["varied"], "drawn": "; ".join(band.get("drawn") or [])}
+            for option, band in rows if band]  # fmt: skip
+
+
+def _band_blocks(estimate: Mapping[str, Any]) -> list[Block]:
+    rows = _band_rows(estimate)
+    if not rows and not estimate.get("band_note"):
+        return []
+    blocks = [Block("h3", "Bill band (US$ per month, Monte Carlo)")]
+    blocks += [Block("p", estimate["band_note"])] if estimate.get("band_note") else []
+    return [*blocks, _table(BAND_COLUMNS, rows)] if rows else blocks
 
 
 def report_blocks(estimates: Estimates, generated_at: str) -> list[Block]:
@@ -271,7 +295,8 @@ def html_report(estimates: Estimates, generated_at: str) -> str:
 
 # --- CSV and JSON -------------------------------------------------------------------------------------------------
 
-CSV_COLUMNS = [*COMPARISON_COLUMNS, *(f"input_{field}" for field in INPUT_FIELDS), "generated_at", "infercost_version"]
+CSV_COLUMNS = [*COMPARISON_COLUMNS, *CSV_BAND_COLUMNS, *(f"input_{field}" for field in INPUT_FIELDS), "generated_at",
+               "infercost_version"]  # fmt: skip
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -283,8 +308,11 @@ def _csv_safe(value: Any) -> Any:
 def comparison_rows(estimates: Estimates, generated_at: str) -> list[dict[str, Any]]:
     """One row per scenario × option with the basis of its figures, the scenario's inputs and the report's date."""
     rows = comparison_records(estimates)
+    bands = {(name, band["option"]): band for name, estimate in estimates.items() for band in _band_rows(estimate)}
     for row in rows:
         profile = estimates[row["scenario"]]["profile"]
+        band = bands.get((row["scenario"], row["option"]), {})
+        row.update({column: band.get(column.removeprefix("band_")) for column in CSV_BAND_COLUMNS})
         row.update({f"input_{field}": profile.get(field) for field in INPUT_FIELDS})
         row.update({"generated_at": generated_at, "infercost_version": __version__})
     return rows

@@ -225,8 +225,9 @@ def _option_rows(scenario: str, estimate: Mapping[str, Any]) -> list[dict[str, A
     from infercost.estimate import cost_range_text  # the estimate's own wording; heavy, so only where compared
 
     calls_per_day = float(estimate["profile"]["calls_per_day"])
-    rows = [{**row, "kind": "api", "option": row["model"], "weights": row.get("open_weights")}
-            for row in estimate["api"]]
+    rows = [{**row, "kind": "api", "option": row["model"], "weights": row.get("open_weights"),
+             "cost_per_month_p10_p90": cost_range_text(row)}
+            for row in estimate["api"]]  # the bill band's P10–P90 where the estimate has it (``infercost.band``)
     for row in estimate["self_host"]:
         per_day = row.get("cost_per_day")
         per_call = None if per_day is None else per_day / calls_per_day

@@ -128,10 +128,13 @@ def _records(input_path: str | Path, config: JobConfig, skipped: Collector | Non
 class _Tally:
     """Counts every record's prompt as the records stream into the store, and keeps only the totals."""
 
-    def __init__(self, counter: Any, shard_size: int, assume_output_tokens: int) -> None:
-        self.counter, self.shard_size, self.assumed = counter, shard_size, assume_output_tokens
+    def __init__(self, counter: Any, shard_size: int, assume_output_tokens: int,
+                 context: int | None = None) -> None:  # fmt: skip
+        self.counter, self.shard_size, self.assumed, self.context = counter, shard_size, assume_output_tokens, context
         self.records = self.input_tokens = self.output_tokens = self.uncapped = 0
         self.shard_sizes: Counter[int] = Counter()
+        self.too_long: list[int] = []  # record numbers (1-based) whose prompt + max_tokens pass the context
+        self.too_long_count = 0
 
     def rows(self, records: Iterator[BatchRecord]) -> Iterator[tuple]:
         """(idx, shard, custom_id, n_in_est, max_out) per record, counted in batches through the library's batch
@@ -145,7 +148,59 @@ class _Tally:
                 self.input_tokens += n_in
                 self.output_tokens += record.max_out if record.max_out is not None else self.assumed * record.choices
                 self.uncapped += record.max_out is None
+                if self.context is not None and n_in + (record.max_out or 0) > self.context:
+                    self.too_long_count += 1
+                    if len(self.too_long) < SHOWN_TOO_LONG:
+                        self.too_long.append(record.idx + 1)
                 yield record.idx, shard, record.custom_id, n_in, record.max_out
+
+
+SHOWN_TOO_LONG = 10  # record numbers named in the warning
+MODELS_TIMEOUT_S = 3.0  # asking the server for its context must not hold up planning
+
+
+def server_context(config: JobConfig) -> tuple[int | None, str]:
+    """The context the server reports for the job's model (``max_model_len`` in ``/v1/models``, as vLLM and
+    ``infercost serve`` give it), and where it came from; (None, "") where the server says none or cannot be asked."""
+    if config.backend != "http" or not config.base_url:
+        return None, ""
+    import json
+    import urllib.request
+
+    request = urllib.request.Request(config.base_url.rstrip("/") + "/models", headers=config.auth_headers())
+    try:
+        with urllib.request.urlopen(request, timeout=MODELS_TIMEOUT_S) as response:  # noqa: S310 - the job's server
+            models = json.loads(response.read(2**20)).get("data") or []
+    except (OSError, ValueError, AttributeError):
+        return None, ""
+    for entry in models if isinstance(models, list) else []:
+        if isinstance(entry, dict) and entry.get("id") == config.model and isinstance(entry.get("max_model_len"), int):
+            return entry["max_model_len"], "the server's max_model_len"
+    return None, ""
+
+
+def context_limit(config: JobConfig, price: str | None) -> tuple[int | None, str]:
+    """The context a record must fit: the server's own where it reports one, else the priced model's catalog
+    context_window."""
+    context, source = server_context(config)
+    if context is not None or not price:
+        return context, source
+    from infercost.pricing import bundled_api_prices
+
+    entry = next((e for e in bundled_api_prices() if e.id == price), None)
+    window = entry.context_window if entry is not None else None
+    return (window, f"{price}'s context window in the catalog") if window else (None, "")
+
+
+def _context_warning(tally: _Tally, source: str, tokenizer_id: str) -> list[str]:
+    if not tally.too_long_count:
+        return []
+    shown = ", ".join(f"{n:,}" for n in tally.too_long)
+    left = tally.too_long_count - len(tally.too_long)
+    more = f" and {left:,} more" if left else ""
+    return [f"{tally.too_long_count:,} records ask for more than the {tally.context:,}-token context ({source}): "
+            f"prompt (counted with {tokenizer_id}) + max_tokens; records {shown}{more}. The server will refuse or "
+            "truncate them: shorten them or lower their max_tokens"]
 
 
 def create_job(input_path: str | Path, config: JobConfig, *, db_path: str | Path | None = None,
@@ -164,7 +219,8 @@ def create_job(input_path: str | Path, config: JobConfig, *, db_path: str | Path
     pricing, tokenizer_id, fidelity = _pricing(config, price, throughput, gpu_price, tokenizer, db_path)
     from infercost.tokenizers import get_tokenizer
 
-    tally = _Tally(get_tokenizer(tokenizer_id), config.shard_size, assume_output_tokens)
+    context, context_source = context_limit(config, price)
+    tally = _Tally(get_tokenizer(tokenizer_id), config.shard_size, assume_output_tokens, context)
     skipped = Collector(str(input_path))
     job_id = store_jobs.new_job_id()
     job = {"id": job_id, "input_path": str(input_path), "input_sha256": file_sha256(input_path),
@@ -178,6 +234,7 @@ def create_job(input_path: str | Path, config: JobConfig, *, db_path: str | Path
             raise InputError("max_tokens", f"{tally.uncapped} records set no max_tokens, so their cost has no "
                                            "bound; give --max-tokens to cap them, or drop --max-cost")
         warnings = _warnings(fidelity, tokenizer_id, tally.uncapped, assume_output_tokens, skipped)
+        warnings += _context_warning(tally, context_source, tokenizer_id)
         basis = "max_tokens" if not tally.uncapped else f"max_tokens, {assume_output_tokens} assumed where unset"
         job["budget"] = budgets.plan_budget(
             records=tally.records, input_tokens=tally.input_tokens, output_tokens=tally.output_tokens,

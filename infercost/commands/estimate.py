@@ -30,35 +30,29 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
+    from infercost.band import with_bands
     from infercost.estimate import estimate, load_catalog, run_loader
 
     document = read_document_or_stdin(args.profile)
     profile = parse_profile(document, name=args.profile)
-    catalog = load_catalog(args.prices)
+    catalog, load_run = load_catalog(args.prices), run_loader(args.db)
     if args.same_weights:
         from infercost.same_weights import SETUP_FIELDS, same_weights_profile
 
         common = {k: v for k, v in (document.get("self_host") or [{}])[0].items() if k in SETUP_FIELDS}
         profile = parse_profile(same_weights_profile(document, args.same_weights, catalog, common).document,
                                 name=args.profile)  # fmt: skip
-    return estimate(profile, catalog=catalog, load_run=run_loader(args.db))
+    return with_bands(estimate(profile, catalog=catalog, load_run=load_run), profile, catalog, load_run)
 
 
 def render(payload: dict[str, Any]) -> str:
-    api = table(
-        payload["api"],
-        (
-            "model",
-            "tokenizer",
-            "fidelity",
-            "cost_per_day",
-            "cost_per_month",
-            "cost_per_call",
-            "cost_per_million_tokens",
-        ),
-    )
     from infercost.estimate import cost_range_text  # the wording the app and the reports use
 
+    api = table(
+        [{**row, "cost_per_month_p10_p90": cost_range_text(row) or None} for row in payload["api"]],
+        ("model", "tokenizer", "fidelity", "cost_per_day", "cost_per_month", "cost_per_month_p10_p90", "cost_per_call",
+         "cost_per_million_tokens"),
+    )
     self_host = table(
         [{**row, "cost_per_month_p10_p90": cost_range_text(row) or None} for row in payload["self_host"]],
         ("name", "basis", "meets_slo", "replicas", "gpu_hours_per_day", "cost_per_month", "cost_per_month_p10_p90",
@@ -69,7 +63,9 @@ def render(payload: dict[str, Any]) -> str:
         for row in payload["api"] + payload["self_host"]
         for w in row["warnings"]
     ]
-    parts = [f"Workload {payload['profile']['name']!r} (US$)", api]
+    parts = [f"Workload {payload['profile']['name']!r} (US$; an API model's P10–P90 is its bill band's)", api]
+    if payload.get("band_note"):
+        parts.append(payload["band_note"])
     if payload["self_host"]:
         parts += ["Self-hosted", self_host]
     listed = {row["model"]: row["same_weights"] for row in payload["self_host"] if row.get("same_weights")}

@@ -48,13 +48,15 @@ def gather_profiles(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
+    from infercost.band import with_bands
     from infercost.estimate import estimate, load_catalog, run_loader
     from infercost.profile import parse_profile
 
     catalog, load_run = load_catalog(args.prices), run_loader(args.db)
-    estimates = {
-        name: estimate(parse_profile(document), catalog=catalog, load_run=load_run)
-        for name, document in gather_profiles(args).items()
+    profiles = {name: parse_profile(document) for name, document in gather_profiles(args).items()}
+    estimates = {  # each option with its bill band, as estimate --json gives it
+        name: with_bands(estimate(profile, catalog=catalog, load_run=load_run), profile, catalog, load_run)
+        for name, profile in profiles.items()
     }
     text = render_report(estimates, args.format)
     payload: dict[str, Any] = {"format": args.format, "scenarios": list(estimates), "path": args.output}

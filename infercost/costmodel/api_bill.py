@@ -112,7 +112,8 @@ def bill_warnings(workload: Workload, prices: TokenPrices, *, context_window: in
         notes.append(f"thinking mode: all output priced at ${p.thinking_output_per_mtok:g} per 1M tokens")
     tiers_passed = [above for above, _, _ in p.prompt_tiers if float(w.prompt_tokens) > above]
     if tiers_passed:
-        notes.append(f"prompt tier: prompts over {tiers_passed[-1]:,} tokens pay that tier's rates for the whole request")
+        notes.append(f"prompt tier: prompts over {tiers_passed[-1]:,} tokens pay that tier's rates for the whole "
+                     "request")
     if float(w.cached_prompt_fraction) > 0 and p.cached_input_per_mtok is None:
         notes.append("no cached-input price: cached tokens priced as regular input")
     if float(w.cache_write_fraction) > 0 and p.cache_write_per_mtok is None:

@@ -7,6 +7,12 @@ random, and a request over a model's long-context threshold pays long-context ra
 simulated call is priced by ``api_bill`` itself, on a Workload whose fields are arrays with one element per call
 (the engine is vectorized): ``calls_per_day`` holds the call's attempts, retries and truncations are already drawn,
 so they are zero there. The price rules therefore exist once.
+
+Two more things move a real bill: answers are not all the workload's mean length (``output_cv`` draws each call's
+output from a gamma distribution with that mean and spread, where no per-record output lengths are given), and a
+prompt counted with a *proxy* tokenizer (a public one standing in for a private one) is off by an unknown factor
+that is the same for every call of the corpus (``prompt_error``: quantiles of that relative error, one draw per
+simulated month, at ERROR_LEVELS equally likely levels).
 """
 
 from __future__ import annotations
@@ -31,6 +37,11 @@ from infercost.errors import InputError
 DIRECT_CALLS_PER_DAY = 5_000
 CLT_SAMPLE_CALLS = 200_000  # above it, this many calls estimate the per-call mean and variance
 CHUNK_CALLS = 1_000_000  # calls priced per vectorized pass, to bound memory
+# A systematic error (the proxy tokenizer's) is simulated at this many equally likely levels, each a tenth of the
+# simulated days and months; each level's per-call mean comes from CLT_SAMPLE_CALLS / ERROR_LEVEL_SHARE calls, so
+# the band costs ERROR_LEVELS / ERROR_LEVEL_SHARE times the calls it costs without the error (two times).
+ERROR_LEVELS = 10
+ERROR_LEVEL_SHARE = 5
 
 
 @dataclass(frozen=True)
@@ -91,9 +102,27 @@ def _checked_samples(name: str, samples: ArrayLike | None) -> NDArray[np.float64
     return values
 
 
-def _draw_lengths(samples: NDArray[np.float64] | None, fixed: ArrayLike, n: int, rng: np.random.Generator) -> NDArray:
-    """Lengths of n calls: resampled from the records with replacement, or the fixed length for every call."""
-    return np.full(n, float(fixed)) if samples is None else rng.choice(samples, n)
+@dataclass(frozen=True, eq=False)
+class Lengths:
+    """How a call's lengths are drawn: per-record token counts (resampled), else the workload's fixed lengths, an
+    output length spread around its mean by ``output_cv``, and the prompt scaled by ``prompt_scale`` (a level of the
+    proxy tokenizer's error)."""
+
+    prompts: NDArray[np.float64] | None = None
+    outputs: NDArray[np.float64] | None = None
+    output_cv: float = 0.0
+    prompt_scale: float = 1.0
+
+
+def _draw_lengths(samples: NDArray[np.float64] | None, fixed: ArrayLike, n: int, rng: np.random.Generator,
+                  cv: float = 0.0) -> NDArray:  # fmt: skip
+    """Lengths of n calls: resampled from the records with replacement, else the fixed length for every call, or,
+    with a spread ``cv``, gamma-distributed around it (positive, right-skewed like real answer lengths, mean kept)."""
+    if samples is not None:
+        return rng.choice(samples, n)
+    if cv == 0 or float(fixed) == 0:
+        return np.full(n, float(fixed))
+    return rng.gamma(1 / cv**2, float(fixed) * cv**2, n)
 
 
 def _draw_attempts(workload: Workload, n: int, rng: np.random.Generator) -> NDArray[np.int64]:
@@ -109,34 +138,40 @@ def _draw_attempts(workload: Workload, n: int, rng: np.random.Generator) -> NDAr
     return tries() + reissued * tries()
 
 
-def call_costs(workload: Workload, prices: TokenPrices, prompt_samples: NDArray | None,
-               output_samples: NDArray | None, n: int, rng: np.random.Generator) -> NDArray[np.float64]:  # fmt: skip
+def call_costs(workload: Workload, prices: TokenPrices, lengths: Lengths, n: int,
+               rng: np.random.Generator) -> NDArray[np.float64]:  # fmt: skip
     """US dollars of n random calls, retries and re-issues included, each priced by ``api_bill`` on its own lengths
     (so a call over the long-context threshold pays long-context rates for the whole call)."""
     attempts = _draw_attempts(workload, n, rng)
+    prompts = _draw_lengths(lengths.prompts, workload.prompt_tokens, n, rng)
     per_call = dataclasses.replace(
         workload,
         calls_per_day=attempts,  # the call's attempts, each billed in full
-        prompt_tokens=_draw_lengths(prompt_samples, workload.prompt_tokens, n, rng),
-        output_tokens=_draw_lengths(output_samples, workload.output_tokens, n, rng),
+        prompt_tokens=prompts * lengths.prompt_scale if lengths.prompt_scale != 1 else prompts,
+        output_tokens=_draw_lengths(lengths.outputs, workload.output_tokens, n, rng, lengths.output_cv),
         retry_rate=0.0,
         truncation_rate=0.0,
     )
     return np.asarray(api_bill(per_call, prices).cost_per_day, dtype=float)
 
 
-def _direct_days(workload: Workload, prices: TokenPrices, samples: tuple, calls: NDArray[np.float64],
-                 rng: np.random.Generator) -> NDArray[np.float64]:  # fmt: skip
+def _direct_days(workload: Workload, prices: TokenPrices, lengths: Lengths, calls: NDArray[np.float64],
+                 rng: np.random.Generator, pool_calls: int = CLT_SAMPLE_CALLS) -> NDArray[np.float64]:  # fmt: skip
     """Every call of every day drawn. A fractional day of N calls draws ceil(N) calls and scales by N / ceil(N), so
-    fixed lengths give exactly the deterministic bill."""
+    fixed lengths give exactly the deterministic bill. Beyond ``pool_calls`` calls in all, each call is drawn from
+    ``pool_calls`` calls priced once (resampling a large iid sample of calls is drawing calls; pricing ten million
+    was three quarters of a second, resampling them a fifth)."""
     counts = np.ceil(calls).astype(np.int64)
     scale = np.divide(calls, counts, out=np.zeros_like(calls), where=counts > 0)
+    pool = call_costs(workload, prices, lengths, pool_calls, rng) if counts.sum() > pool_calls else None
     bills = np.zeros(calls.size)
     start = 0
     while start < calls.size:
         stop = start + max(1, int(np.searchsorted(np.cumsum(counts[start:]), CHUNK_CALLS, side="right")))
         chunk = counts[start:stop]
-        costs = call_costs(workload, prices, *samples, int(chunk.sum()), rng)
+        total = int(chunk.sum())
+        costs = call_costs(workload, prices, lengths, total, rng) if pool is None else pool[
+            rng.integers(0, pool.size, total)]
         drawn = chunk > 0  # a day with no calls costs nothing (reduceat cannot sum an empty slice)
         sums = np.zeros(chunk.size)
         if drawn.any():
@@ -146,12 +181,12 @@ def _direct_days(workload: Workload, prices: TokenPrices, samples: tuple, calls:
     return bills
 
 
-def _clt_days(workload: Workload, prices: TokenPrices, samples: tuple, calls: NDArray[np.float64],
-              rng: np.random.Generator) -> NDArray[np.float64]:  # fmt: skip
+def _clt_days(workload: Workload, prices: TokenPrices, lengths: Lengths, calls: NDArray[np.float64],
+              rng: np.random.Generator, pool_calls: int = CLT_SAMPLE_CALLS) -> NDArray[np.float64]:  # fmt: skip
     """Central limit theorem: a day of N independent calls, each costing mean m and variance s^2, costs about
-    Normal(N m, N s^2). m and s come from CLT_SAMPLE_CALLS simulated calls; at N >= DIRECT_CALLS_PER_DAY the
+    Normal(N m, N s^2). m and s come from ``pool_calls`` simulated calls; at N >= DIRECT_CALLS_PER_DAY the
     sum's skewness (the per-call skewness / sqrt(N)) is small enough for the normal to give P99 to within a little."""
-    costs = call_costs(workload, prices, *samples, CLT_SAMPLE_CALLS, rng)
+    costs = call_costs(workload, prices, lengths, pool_calls, rng)
     return rng.normal(calls * costs.mean(), np.sqrt(calls) * costs.std())
 
 
@@ -164,54 +199,92 @@ def _months(daily: NDArray[np.float64], days_per_month: float, rng: np.random.Ge
 
 
 def bill_band(workload: Workload, prices: TokenPrices, *, prompt_samples: ArrayLike | None = None,
-              output_samples: ArrayLike | None = None, calls_cv: float = 0.0, simulations: int = 2000,
+              output_samples: ArrayLike | None = None, calls_cv: float = 0.0, output_cv: float = 0.0,
+              prompt_error: Mapping[str, float] | None = None, simulations: int = 2000,
               seed: int = 0) -> BillBand:  # fmt: skip
     """P10, P50, P90 and P99 (and the mean) of the daily and monthly bill of one workload on one model.
 
-    ``prompt_samples`` must be counted with this model's own tokenizer. Without samples the lengths are the
-    workload's fixed ones; with neither samples, retries, truncations nor volume variation (``calls_cv`` 0) the band
-    collapses onto ``api_bill``. The same seed gives the same band.
+    ``prompt_samples`` must be counted with this model's own tokenizer, or with a proxy whose error ``prompt_error``
+    gives (``{"p10", "p50", "p90"}`` of ``proxy count / own count - 1`` turned around: the own count is the proxy's
+    times ``1 + error``). ``output_cv`` spreads a fixed output length call by call. Without samples the lengths are
+    the workload's fixed ones; with neither samples, spreads, errors, retries, truncations nor volume variation
+    (``calls_cv`` 0) the band collapses onto ``api_bill``. The same seed gives the same band.
     """
-    if not (math.isfinite(calls_cv) and 0 <= calls_cv <= 10):
-        raise InputError("calls_cv", f"must be a number in [0, 10], got {calls_cv!r}")
+    for name, value in (("calls_cv", calls_cv), ("output_cv", output_cv)):
+        if not (isinstance(value, int | float) and math.isfinite(value) and 0 <= value <= 10):
+            raise InputError(name, f"must be a number in [0, 10], got {value!r}")
     workload.validate()
     grid_fields = [f.name for f in dataclasses.fields(workload) if np.ndim(getattr(workload, f.name)) != 0]
     if grid_fields:
         raise InputError(grid_fields[0], "must be one number for a Monte Carlo band, not a grid")
     if not (isinstance(simulations, int) and simulations >= 100):
         raise InputError("simulations", f"must be a whole number >= 100 (a P99 needs it), got {simulations!r}")
-    samples = (_checked_samples("prompt_samples", prompt_samples), _checked_samples("output_samples", output_samples))
+    lengths = Lengths(_checked_samples("prompt_samples", prompt_samples),
+                      _checked_samples("output_samples", output_samples), float(output_cv))
+    errors = _checked_errors(prompt_error)
     rng = np.random.default_rng(seed)
     direct = float(workload.calls_per_day) < DIRECT_CALLS_PER_DAY
     simulate = _direct_days if direct else _clt_days
-    calls = draw_calls_per_day(float(workload.calls_per_day), calls_cv, simulations, rng)
-    daily = simulate(workload, prices, samples, calls, rng)
-    monthly = _months(daily, float(workload.days_per_month), rng)
-    calls_simulated = math.ceil(float(workload.calls_per_day)) * simulations if direct else CLT_SAMPLE_CALLS
+    strata = (np.arange(ERROR_LEVELS) + 0.5) / ERROR_LEVELS  # equally likely levels, each at its stratum's middle
+    levels = np.zeros(1) if errors is None else relative_error_at(errors, strata)
+    pool_calls = CLT_SAMPLE_CALLS if levels.size == 1 else CLT_SAMPLE_CALLS // ERROR_LEVEL_SHARE
+    daily_parts, monthly_parts = [], []
+    for error, days in zip(levels, np.array_split(np.arange(simulations), levels.size), strict=True):
+        calls = draw_calls_per_day(float(workload.calls_per_day), calls_cv, days.size, rng)
+        level = dataclasses.replace(lengths, prompt_scale=1 + float(error))
+        daily_parts.append(simulate(workload, prices, level, calls, rng, pool_calls))
+        monthly_parts.append(_months(daily_parts[-1], float(workload.days_per_month), rng))
+    daily, monthly = np.concatenate(daily_parts), np.concatenate(monthly_parts)
+    calls_simulated = math.ceil(float(workload.calls_per_day)) * simulations if direct else pool_calls * levels.size
     method = "direct" if direct else "clt"
     return BillBand(_band(daily), _band(monthly), method, simulations, calls_simulated, daily, monthly,
-                    band_sources(workload, samples, calls_cv))
+                    band_sources(workload, lengths, calls_cv, errors))
 
 
-def band_sources(workload: Workload, samples: tuple, calls_cv: float) -> tuple[str, ...]:
+def _checked_errors(quantiles: Mapping[str, float] | None) -> dict[str, float] | None:
+    """A relative error's p10 <= p50 <= p90, each a finite number above -0.9; None or all zero: no error."""
+    if not quantiles:
+        return None
+    try:
+        values = {key: float(quantiles[key]) for key in ("p10", "p50", "p90")}
+    except (KeyError, TypeError, ValueError):
+        raise InputError("prompt_error", "needs p10, p50 and p90 as numbers") from None
+    if not all(math.isfinite(v) and -0.9 < v <= 10 for v in values.values()) or not (
+        values["p10"] <= values["p50"] <= values["p90"]
+    ):
+        raise InputError("prompt_error", f"must hold p10 <= p50 <= p90, each in (-0.9, 10], got {values}")
+    return None if not any(values.values()) else values
+
+
+def band_sources(workload: Workload, lengths: Lengths, calls_cv: float,
+                 errors: Mapping[str, float] | None = None) -> tuple[str, ...]:  # fmt: skip
     """What the band varies, in words; nothing listed means the band is the deterministic bill."""
-    prompts, outputs = samples
+    prompts, outputs = lengths.prompts, lengths.outputs
+    spread = lengths.output_cv and float(workload.output_tokens) > 0
     sources = [f"calls per day (negative binomial, CV {calls_cv:.0%})" if calls_cv else "",
                f"prompt lengths ({prompts.size:,} records)" if prompts is not None else "",
-               f"output lengths ({outputs.size:,} records)" if outputs is not None else "",
+               f"output lengths ({outputs.size:,} records)" if outputs is not None else
+               f"output lengths (gamma, CV {lengths.output_cv:.0%})" if spread else "",
+               f"the proxy tokenizer's error ({errors['p10']:+.0%} to {errors['p90']:+.0%}, P10–P90)"
+               if errors else "",
                "retries per call" if float(workload.retry_rate) > 0 else "",
                "truncations per call" if float(workload.truncation_rate) > 0 else ""]  # fmt: skip
     return tuple(source for source in sources if source)
 
 
-def draw_relative_errors(quantiles: Mapping[str, float], n: int, rng: np.random.Generator) -> NDArray[np.float64]:
-    """Relative errors drawn from their p10, p50 and p90: the inverse CDF through those three points, continued
-    with the same slopes beyond them, and kept above -0.9 (an error cannot make a throughput negative)."""
+def relative_error_at(quantiles: Mapping[str, float], u: ArrayLike) -> NDArray[np.float64]:
+    """The relative error at probability u, from its p10, p50 and p90: the inverse CDF through those three points,
+    continued with the same slopes beyond them, and kept above -0.9 (an error cannot make a count negative)."""
     p10, p50, p90 = (float(quantiles[key]) for key in ("p10", "p50", "p90"))
-    u = rng.random(n)
+    u = np.asarray(u, dtype=float)
     lower = p50 + (u - 0.5) / 0.4 * (p50 - p10)
     upper = p50 + (u - 0.5) / 0.4 * (p90 - p50)
     return np.maximum(np.where(u < 0.5, lower, upper), -0.9)
+
+
+def draw_relative_errors(quantiles: Mapping[str, float], n: int, rng: np.random.Generator) -> NDArray[np.float64]:
+    """n relative errors drawn from their p10, p50 and p90 (``relative_error_at`` of uniform draws)."""
+    return relative_error_at(quantiles, rng.random(n))
 
 
 def self_host_band(setup: SelfHostSetup, attempts_per_day: float, *, days_per_month: float, calls_cv: float = 0.0,

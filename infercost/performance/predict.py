@@ -22,7 +22,6 @@ from pathlib import Path
 
 from infercost.errors import InputError
 from infercost.performance.architecture import DTYPES
-from infercost.performance.models import find_bundled
 from infercost.performance.calibrate import (
     PRIOR,
     Calibration,
@@ -37,14 +36,15 @@ from infercost.performance.calibrate import (
 )
 from infercost.performance.engine import ENGINE_PRESETS, engine_preset, held_weight_bytes
 from infercost.performance.expected_error import expected_error, held_out_error, stored_calibrations
+from infercost.performance.models import find_bundled
 from infercost.performance.profiles import (
     ThroughputProfile,
     closed_loop_profiles,
-    held_out_profiles,
-    model_shape,
     engine_hardware,
     engine_setup,
     find_profile,
+    held_out_profiles,
+    model_shape,
     observations,
     setup_for,
     validation_tables,
@@ -134,7 +134,8 @@ class PredictedProfile:
                 "cached_prompt_fraction": self.cached_prompt_fraction, "transfer": self.transfer,
                 "expected_error": self.expected_error, "coefficients": self.calibration.as_dict(),
                 "notes": self.notes,
-                "points": [{**p.as_dict(), "range": point_range(p, self.expected_error)} for p in self.points]}  # fmt: skip
+                "points": [{**p.as_dict(), "range": point_range(p, self.expected_error)}
+                           for p in self.points]}  # fmt: skip
 
 
 # Where no transfer of this kind was ever measured (a model no table calibrates), the range is not left out but made
@@ -260,7 +261,8 @@ def calibrate_profile(profile: ThroughputProfile) -> tuple[Setup, Calibration, s
     return setup, fit(setup, points), "one_shape"
 
 
-def predict_profile(profile: ThroughputProfile, input_len: int, output_len: int, load: Load = Load()) -> PredictedProfile:
+def predict_profile(profile: ThroughputProfile, input_len: int, output_len: int,
+                    load: Load = Load()) -> PredictedProfile:  # fmt: skip
     """The profile's setup at another shape (or its own), at its own concurrencies unless others are asked for."""
     _check_shape(input_len, output_len)
     setup, calibration, transfer = calibrate_profile(profile)

@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from infercost.errors import InputError
-from infercost.performance.models import find_bundled
 from infercost.performance.calibrate import Observation, Setup
 from infercost.performance.engine import EngineConfig, engine_preset
 from infercost.performance.engine import Hardware as EngineHardware
+from infercost.performance.models import find_bundled
 from infercost.performance.roofline import DTYPE_ALIASES, DTYPE_BYTES, ModelShape
 from infercost.performance.roofline import model_shape as shape_of
 from infercost.performance.validation import OfflineTable, Table, dtype_width

@@ -97,6 +97,7 @@ class Script:
     # request gets a 429 with Retry-After: the time left in the window
     retry_after_s: float = 1.0
     retry_after_date: int = 0  # 1: Retry-After as an HTTP-date (whole seconds, rounded up) instead of seconds
+    max_model_len: int = 0  # > 0: /models reports this context, as vLLM does (0: none reported)
 
     def fault_for(self, n: int) -> str | None:
         if self.fault:
@@ -282,7 +283,8 @@ class ScriptedServer:
     def _route(self, conn: _Conn, method: str, path: str, body: bytes, t_recv: float) -> None:
         if method == "GET" and path.endswith("/models"):
             server = f"scripted (you sent {conn.auth_value})" if conn.auth_value else "scripted"
-            models = 5 if self.script.fault == "bad_models" else [{"id": "scripted", "object": "model"}]
+            context = {"max_model_len": self.script.max_model_len} if self.script.max_model_len else {}
+            models = 5 if self.script.fault == "bad_models" else [{"id": "scripted", "object": "model", **context}]
             self._reply(conn, 200, {"object": "list", "data": models}, server)
         elif method == "POST" and path.endswith(("/completions", "/chat/completions")):
             try:

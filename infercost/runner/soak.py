@@ -17,7 +17,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 ALPHA = 0.01  # a level is called drifting only past this significance: a soak run has many levels to test
 MIN_EFFECT = 0.05  # and only when the fitted change over the run is at least 5% of the median: significance alone
@@ -114,6 +113,8 @@ def drift(windows: Sequence[Mapping[str, Any]], metric: str = "p50_tpot_ms") -> 
         return {**out, "verdict": "too few windows",
                 "reason": f"{len(points)} windows with completed requests; the test needs at least {MIN_WINDOWS}"}
     t_s, values = np.array(points).T
+    from scipy import stats  # 2.4 s to import: every CLI command (a batch job's own process too) paid it
+
     slope_per_s = stats.theilslopes(values, t_s).slope
     p_value = stats.kendalltau(t_s, values).pvalue
     p_value = 1.0 if math.isnan(p_value) else float(p_value)  # all windows equal: no trend at all

@@ -7,11 +7,11 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
 from infercost import store
+from infercost.band import api_band, self_host_band_of, with_bands
 from infercost.compare import (
     api_cost_curves,
     api_tornado,
@@ -20,9 +20,8 @@ from infercost.compare import (
     self_host_cost_curves,
     self_host_tornado,
 )
-from infercost.costmodel.montecarlo import bill_band, self_host_band
 from infercost.errors import InputError
-from infercost.estimate import estimate, price_list, prompt_tokens_for, resolve_setup, run_loader, workload_for
+from infercost.estimate import estimate, price_list, resolve_setup, run_loader
 from infercost.performance.profiles import ThroughputProfile, closed_loop_profiles, stored_profiles
 from infercost.pricing import bundled_api_prices, bundled_gpu_prices, find_price
 from infercost.profile import SelfHost, parse_profile
@@ -84,6 +83,17 @@ def estimate_json(profile_json: str) -> dict[str, Any]:
     return _estimate_json(profile_json, store_stamp())
 
 
+def banded_estimate_json(profile_json: str) -> dict[str, Any]:
+    """The estimate with each option's bill band (``infercost.band``), for the reports a person downloads."""
+    return _banded_estimate_json(profile_json, store_stamp())
+
+
+@st.cache_data(show_spinner="Simulating each option's bill band…", max_entries=64)
+def _banded_estimate_json(profile_json: str, stamp: tuple) -> dict[str, Any]:
+    profile = parse_profile(json.loads(profile_json))
+    return with_bands(estimate_json(profile_json), profile, bundled_api_prices(), run_loader())
+
+
 def estimate_leaving_out_setups(profile_json: str) -> tuple[dict[str, Any], str, InputError | None]:
     """The estimate, the profile it is of, and None; where only the self-host setups stop it (a token shape the
     engine model does not take), the API bills alone, their profile and the setups' error, so the page still
@@ -142,17 +152,15 @@ def _tornado_bars(profile_json: str, option: str, stamp: tuple) -> pd.DataFrame:
     return pd.DataFrame([bar.__dict__ for bar in bars])
 
 
-@st.cache_data(show_spinner="Simulating the bill…")
+@st.cache_data(show_spinner="Simulating the bill…", max_entries=256)
 def bill_band_json(profile_json: str, model_id: str, prompt_samples: tuple[float, ...] | None) -> dict[str, Any]:
-    """P10–P99 of the daily and monthly bill: this model's own prompt lengths where given, volume from the profile."""
+    """P10–P99 of the daily and monthly bill (``infercost.band``): this model's own prompt lengths where given, the
+    proxy tokenizer's error, the output-length spread and volume from the profile; ``drawn`` says what, in words."""
     profile = parse_profile(json.loads(profile_json))
     prices, _ = price_list(profile, bundled_api_prices())
-    price = find_price(prices, model_id)
-    workload = workload_for(profile, prompt_tokens_for(profile, price.tokenizer).tokens)
-    samples = np.asarray(prompt_samples, dtype=float) if prompt_samples else None
-    band = bill_band(workload, price.token_prices(), prompt_samples=samples, calls_cv=profile.calls_per_day_cv,
-                     simulations=2000, seed=0)  # fmt: skip
-    return _band_json(band)
+    distribution = {find_price(prices, model_id).tokenizer: prompt_samples} if prompt_samples else None
+    band, inputs = api_band(profile, find_price(prices, model_id), distribution)
+    return {**_band_json(band), "lengths": inputs.lengths, "tokenizer": inputs.tokenizer}
 
 
 def _band_json(band: Any) -> dict[str, Any]:
@@ -169,11 +177,7 @@ def self_host_band_json(profile_json: str, name: str, expected_error_json: str) 
 def _self_host_band_json(profile_json: str, name: str, expected_error_json: str, stamp: tuple) -> dict[str, Any]:
     profile = parse_profile(json.loads(profile_json))
     index = [spec.name for spec in profile.self_host].index(name)
-    resolved = resolve_setup(profile, profile.self_host[index], index, run_loader())
-    band = self_host_band(resolved.setup, float(resolved.volumes.attempts_per_day),
-                          days_per_month=profile.days_per_month, calls_cv=profile.calls_per_day_cv,
-                          expected_error=json.loads(expected_error_json) or None, simulations=500, seed=0)  # fmt: skip
-    return _band_json(band)
+    return _band_json(self_host_band_of(profile, index, json.loads(expected_error_json), run_loader()))
 
 
 def throughput_profiles() -> list[ThroughputProfile]:

@@ -85,6 +85,27 @@ def text_width_px(texts: Iterable[str], *, least: int = 75) -> int:
     return max([least, *(len(text) * 8 + 24 for text in texts)])
 
 
+# A multiselect scrolls its tags inside a box 155 px high: on a phone (390 px) six models wrap to six rows and the
+# sixth is cut. The box grows with its tags instead (structural selectors: Streamlit's class names are hashes).
+EVERY_TAG_CSS = """<style>
+[data-testid="stMultiSelect"] .react-aria-ComboBox > div { max-height: none !important; }
+</style>"""
+
+
+def show_every_tag() -> None:
+    """Let every multiselect on the page show all its tags, however many rows they wrap to."""
+    st.html(EVERY_TAG_CSS)
+
+
+def id_column(label: str, ids: Iterable[str], *, most: int | None = None, help: str | None = None) -> Any:
+    """A column of model ids or option names as wide as the longest (at most ``most`` px), pinned so it stays in
+    view when the table scrolls sideways: Streamlit's own width cut "deepinfra/llama-4-maverick-17b-128e-instruct-fp8"
+    at 1400 px."""
+    width = text_width_px(ids)
+    return st.column_config.TextColumn(label, width=width if most is None else min(width, most), pinned=True,
+                                       help=help)  # fmt: skip
+
+
 def _is_money(column: str) -> bool:
     return any(word in column.lower() for word in MONEY_WORDS)
 
@@ -163,15 +184,16 @@ def cost_bars(frame: pd.DataFrame, *, value: str = "cost_per_month", label: str 
     return alt.Chart(frame).mark_bar().encode(**encoding).properties(height=alt.Step(24))  # a readable row per option
 
 
-def options_columns(shown: pd.DataFrame) -> dict[str, Any]:
-    """Column settings of an options table as ``options_shown`` gives it: ids and money as wide as their longest
-    value (a fixed width cut model ids and "$1,937–3,874"), money right-aligned, the range and flags explained."""
+def options_columns(shown: pd.DataFrame, *, option_most: int | None = None) -> dict[str, Any]:
+    """Column settings of an options table as ``options_shown`` gives it: ids (up to ``option_most`` px) and money
+    as wide as their longest value (a fixed width cut model ids and "$1,937–3,874"), money right-aligned, the range
+    and flags explained."""
     text = st.column_config.TextColumn
     money = {"cost_per_month": "US$/month", "cost_per_call": "US$/call", "cost_per_million_tokens": "US$/1M tok"}
     columns = {name: text(label, width=text_width_px(shown[name]), alignment="right")
                for name, label in money.items() if name in shown}  # fmt: skip
     return columns | {
-        "option": text("option", width=text_width_px(shown["option"])),
+        "option": id_column("option", shown["option"], most=option_most),
         "range": text("P10–P90", width=text_width_px(shown["range"]),
                       help="The cost if the prediction erred as its measured p10 and p90"),
         "kind": text("kind", width=text_width_px(shown["kind"])),  # what tells the scaling modes apart

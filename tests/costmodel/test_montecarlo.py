@@ -133,3 +133,41 @@ def test_self_host_band_moves_with_throughput_error_and_volume():
     assert slow.monthly.p50 == pytest.approx(7 * 24 * 2 * 30)
     auto = self_host_band(dataclasses.replace(setup, mode="autoscaled"), 864_000, days_per_month=30, calls_cv=0.15)
     assert auto.monthly.p10 < auto.monthly.p90
+
+
+def test_an_output_length_spread_moves_each_call_and_keeps_the_mean():
+    # Issue 24: the band drew no output-length spread, so a few hundred calls a day of fixed-length answers gave a
+    # band of zero width. A gamma spread with CV 1 keeps the mean and widens a day by about the output cost share.
+    workload = dataclasses.replace(FIXED, calls_per_day=200)
+    bill = float(api_bill(workload, PRICES).cost_per_day)
+    fixed = bill_band(workload, PRICES, simulations=500).daily
+    spread = bill_band(workload, PRICES, output_cv=1.0, simulations=2_000)
+    assert fixed.p10 == pytest.approx(fixed.p90, rel=1e-12)
+    assert spread.daily.mean == pytest.approx(bill, rel=0.01)
+    output_share = 300 * 10.0 / (300 * 10.0 + 1_200 * (0.75 * 2.5 + 0.25 * 1.25))
+    assert np.std(spread.daily_bills) / bill == pytest.approx(output_share / 200**0.5, rel=0.15)
+    assert "output lengths (gamma, CV 100%)" in spread.sources
+
+
+def test_a_proxy_tokenizers_error_is_one_draw_a_month_not_averaged_away():
+    # A proxy tokenizer's count is off by the same factor for every call, so the band must not shrink it as
+    # independent days shrink volume noise: at 100,000 calls a day the monthly P10-P90 is the error's P10-P90 times
+    # the prompt's share of the bill.
+    workload = dataclasses.replace(FIXED, calls_per_day=100_000)
+    bill = float(api_bill(workload, PRICES).cost_per_month)
+    error = {"p10": -0.1, "p50": 0.0, "p90": 0.2}
+    band = bill_band(workload, PRICES, prompt_error=error, simulations=2_000)
+    prompt_share = 1_200 * (0.75 * 2.5 + 0.25 * 1.25) / (300 * 10.0 + 1_200 * (0.75 * 2.5 + 0.25 * 1.25))
+    assert band.monthly.p10 == pytest.approx(bill * (1 - 0.1 * prompt_share), rel=0.01)
+    assert band.monthly.p90 == pytest.approx(bill * (1 + 0.2 * prompt_share), rel=0.01)
+    assert band.monthly.p50 == pytest.approx(bill, rel=0.01)
+    assert any("proxy tokenizer" in source for source in band.sources)
+    unchanged = bill_band(workload, PRICES, prompt_error={"p10": 0, "p50": 0, "p90": 0}, simulations=200)
+    assert unchanged.monthly.p10 == pytest.approx(unchanged.monthly.p90, rel=1e-12)
+
+
+@pytest.mark.parametrize("change", [{"prompt_error": {"p10": 0.1, "p50": 0.0, "p90": 0.2}},
+                                    {"prompt_error": {"p50": 0.0}}, {"output_cv": -0.5}])  # fmt: skip
+def test_a_bad_spread_or_error_names_its_field(change):
+    with pytest.raises(InputError, match=f"^{next(iter(change))}:"):
+        bill_band(FIXED, PRICES, **change)

@@ -23,7 +23,15 @@ from infercost.ui.cached import (
     show_input_error,
     throughput_profiles,
 )
-from infercost.ui.format import colour_map, cost_bars, fit_legend, options_shown, text_width_px
+from infercost.ui.format import (
+    colour_map,
+    cost_bars,
+    fit_legend,
+    id_column,
+    options_shown,
+    show_every_tag,
+    text_width_px,
+)
 from infercost.ui.setups import (
     DEFAULT_SLO,
     offer_choice,
@@ -73,6 +81,7 @@ with st.container(border=True):
                        help="Share of prompt tokens written to the cache (priced at the cache-write "
                             "rate).")  # fmt: skip
     right.toggle("Batch API", key="batch", help="Use batch prices; models without a batch tier are flagged.")
+    show_every_tag()
     st.multiselect("Models", model_ids, key="api_models", help="Prices come from the catalog (see Prices).")
     show_corpus_note(st.session_state)
 
@@ -206,6 +215,7 @@ if not api.empty:
             "cost_per_million_tokens": st.column_config.NumberColumn("US$/1M tokens", format="$%.3f"),
             "price_source": st.column_config.LinkColumn("source"),
             "flags": st.column_config.TextColumn("⚠ check"),
+            "model": id_column("model", shown["model"]),
         },
         key="bill_table",
     )

@@ -25,6 +25,7 @@ from infercost.compare import (
 from infercost.costmodel.owned import OwnedHardware
 from infercost.costmodel.scaling import SCALING_MODES
 from infercost.errors import InputError
+from infercost.estimate import cost_range_text
 from infercost.pricing import bundled_gpu_specs
 from infercost.profile import unique_name
 from infercost.ui.cached import (
@@ -38,7 +39,7 @@ from infercost.ui.cached import (
     throughput_profiles,
     tornado_bars,
 )
-from infercost.ui.format import colour_map, cost_bars, options_shown, show_table, text_width_px
+from infercost.ui.format import colour_map, cost_bars, options_columns, options_shown, show_table
 from infercost.ui.prediction import show_prediction
 from infercost.ui.same_weights import show_same_weights
 from infercost.ui.setups import (
@@ -59,11 +60,13 @@ profiles = throughput_profiles()
 specs = {spec.gpu: spec for spec in bundled_gpu_specs()}
 s = st.session_state
 s.setdefault("calls_per_day_cv", 0.15)
+s.setdefault("output_tokens_cv", 0.5)
 
 st.title("Compare APIs and self-hosting")
 st.caption(f"Workload: {workload_summary(s)} — change it on *Workload and bill*.")
 
 MODES = list(SCALING_MODES)
+OPTION_MOST = 232  # px: the money columns and the basis stay in view at 1400 px (330 pushed one out, 440 two)
 NOT_SAID = "(not said)"
 INCREMENTS = [1, 5, 15, 30, 60, 120, 180, 240, 360, 480, 720, 1440]
 with st.expander("Self-host settings: SLO and scaling", expanded=False):
@@ -160,7 +163,7 @@ setups += [{**setup, "name": f"{setup['name']} · {other}", "mode": other} for o
 document = profile_document(s)
 for setup in document["self_host"]:  # the bill's own setup, and any a scenario or link loaded, as they are there
     setups.append({**setup, "name": unique_name(setup["name"], [other["name"] for other in setups])})
-document |= {"self_host": setups, "calls_per_day_cv": s["calls_per_day_cv"]}
+document |= {"self_host": setups, "calls_per_day_cv": s["calls_per_day_cv"], "output_tokens_cv": s["output_tokens_cv"]}
 profile_json = json.dumps(document, sort_keys=True, default=str)
 try:
     result, profile_json, left_out = estimate_leaving_out_setups(profile_json)
@@ -171,7 +174,19 @@ if left_out is not None:  # the APIs are still compared; every tab below sees th
     setups = []
     st.warning(f"The self-host setups cannot be estimated, so they are left out: {left_out.field}: "
                f"{left_out.reason}", icon="⚠️")
+
+
+def api_band(row: dict) -> dict:
+    """One API row's band, drawn as the band tab draws it (the corpus's lengths as its tokenizer counted them)."""
+    samples, _ = band_prompt_samples(s.get("prompt_distribution"), row["tokenizer"])
+    return bill_band_json(profile_json, row["model"], tuple(samples) if samples is not None else None)
+
+
 table = options_table(result)
+api_ranges = {r["model"]: cost_range_text({"cost_per_month_range": [api_band(r)["monthly"][q] for q in ("p10", "p90")]})
+              for r in result["api"]}  # an API bill is uncertain too: its band's P10–P90, as the band tab shows it
+table["range"] = [api_ranges.get(option, text) if kind == "API" else text
+                  for option, kind, text in zip(table["option"], table["kind"], table["range"], strict=True)]
 
 st.subheader("Every option, one table")
 priced = table.dropna(subset=["cost_per_month"])
@@ -196,23 +211,10 @@ if caching := prompt_caching_note(s["cached_prompt_fraction"]):
 shown = options_shown(table)  # money as text: a setup without a cost reads "SLO not met", never a grey "None"
 order = ["option", "cost_per_month", "range", "basis", "cost_per_call", "cost_per_million_tokens", "kind", "replicas",
          "flags", "gpu_offer"]  # a predicted cost beside its range and its basis, in view at 1400 px
-st.dataframe(shown, hide_index=True, key="options_table", width="stretch", column_order=order, column_config={
-    "option": st.column_config.TextColumn("option", width="medium"),
-    # money columns as wide as their longest value (a fixed "small" cut "$1,937–3,874" and six-figure bills)
-    "cost_per_month": st.column_config.TextColumn("US$/month", width=text_width_px(shown["cost_per_month"]),
-                                                  alignment="right"),
-    "range": st.column_config.TextColumn("P10–P90", width=text_width_px(shown["range"]),
-                                         help="The cost if the prediction erred as its measured p10 and p90"),
-    "cost_per_call": st.column_config.TextColumn("US$/call", width=text_width_px(shown["cost_per_call"]),
-                                                 alignment="right"),
-    "cost_per_million_tokens": st.column_config.TextColumn(
-        "US$/1M tok", width=text_width_px(shown["cost_per_million_tokens"]), alignment="right"),
-    "kind": st.column_config.TextColumn("kind", width=text_width_px(table["kind"])),  # what tells modes apart
-    "replicas": st.column_config.TextColumn("replicas", width="small", alignment="right"),
-    "flags": st.column_config.TextColumn("⚠ check", width="medium", help="What decides whether to trust the row"),
-    "gpu_offer": st.column_config.TextColumn("GPU offer", width="medium"),
-    "basis": st.column_config.TextColumn("basis", width="medium"),
-})  # fmt: skip
+# as wide as the longest API id; a self-host name (model · GPUs · weights · basis) up to OPTION_MOST px, the money
+# columns still in view at 1400 px (its whole name is in the basis notes below the table)
+st.dataframe(shown, hide_index=True, key="options_table", width="stretch", column_order=order,
+             column_config=options_columns(shown, option_most=OPTION_MOST))
 infeasible = [r["name"] for r in result["self_host"] if not r["meets_slo"]]
 if infeasible:
     st.warning(f"No operating point meets the SLO for: {', '.join(infeasible)} (no cost shown).")
@@ -371,19 +373,24 @@ with band:
     if band.open:
         options = priced["option"].tolist()
         chosen_option = st.selectbox("Option", options, key="cmp_band_model") if options else None
-        st.number_input("Day-to-day spread of calls per day (CV)", 0.0, 10.0, step=0.05, key="calls_per_day_cv",
-                        help="Calls per day are drawn from a negative binomial around your forecast with this "
-                             "coefficient of variation; 0.15 by default, since real traffic varies more from day "
-                             "to day than independent arrivals would (weekdays, launches, incidents).")  # fmt: skip
+        v, o = st.columns(2)
+        v.number_input("Day-to-day spread of calls per day (CV)", 0.0, 10.0, step=0.05, key="calls_per_day_cv",
+                       help="Calls per day are drawn from a negative binomial around your forecast with this "
+                            "coefficient of variation; 0.15 by default, since real traffic varies more from day "
+                            "to day than independent arrivals would (weekdays, launches, incidents).")  # fmt: skip
+        o.number_input("Call-to-call spread of output tokens (CV)", 0.0, 10.0, step=0.05, key="output_tokens_cv",
+                       help="Each call's answer length is drawn from a gamma distribution around your output "
+                            "tokens with this coefficient of variation (standard deviation / mean). 0.5 by "
+                            "default is an assumption, not a measurement: set it from your logs.")  # fmt: skip
         if chosen_option:
             api_rows = {r["model"]: r for r in result["api"]}
             if chosen_option in api_rows:
                 row = api_rows[chosen_option]
-                samples, drawn = band_prompt_samples(s.get("prompt_distribution"), row["tokenizer"])
-                simulated = bill_band_json(profile_json, chosen_option, tuple(samples) if samples is not None else None)
+                simulated = api_band(row)
+                drawn = f"Lengths: {simulated['lengths']}. Tokenizer: {simulated['tokenizer']}."
             else:
                 row = next(r for r in result["self_host"] if r["name"] == chosen_option)
-                drawn = "self-host: volume moves an autoscaled or batch fleet; an always-on fleet is sized once"
+                drawn = "Self-host: volume moves an autoscaled or batch fleet; an always-on fleet is sized once."
                 expected_error_json = json.dumps(row.get("expected_error") or {})
                 simulated = self_host_band_json(profile_json, chosen_option, expected_error_json)
             monthly = simulated["monthly"]
@@ -401,7 +408,7 @@ with band:
             st.plotly_chart(figure, key="cmp_band_chart")
             st.markdown(band_verdict(row["cost_per_month"], monthly, self_host=chosen_option not in api_rows))
             sources = ", ".join(simulated["sources"]) or "nothing varies: the band is the bill"
-            st.caption(f"Varied: {sources}. Lengths: {drawn}. "
+            st.caption(f"Varied: {sources}. {drawn} "
                        f"Each simulated month is {s['days_per_month']} independent days.")
 with engine:
     if engine.open:

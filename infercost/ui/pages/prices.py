@@ -13,6 +13,7 @@ from infercost.pricing import ApiPrice
 from infercost.pricing.diff import review_api_upload
 from infercost.pricing.lifecycle import lifecycle, lifecycle_note
 from infercost.ui.cached import catalog_json, gpu_prices_json, show_input_error
+from infercost.ui.format import id_column
 
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
 STALE_AFTER_DAYS = 90
@@ -63,14 +64,14 @@ with api_tab:
                "cache_write_per_mtok", "batch_input_per_mtok", "batch_output_per_mtok", "long_context_threshold",
                "deprecation_date", "successor", "tokenizer", "tokenizer_fidelity", "as_of", "age_days", "stale",
                "source"]  # fmt: skip
-    links = {"source": st.column_config.LinkColumn()}
+    links = {"source": st.column_config.LinkColumn(), "id": id_column("id", api["id"])}
     st.dataframe(api[columns], hide_index=True, column_config=links, key="api_prices")
     st.caption(f"{len(api)} models from {api['provider'].nunique()} providers; US$ per 1M tokens.")
 with gpu_tab:
     gpu = with_age(gpu_prices_json())
     st.dataframe(gpu[["id", "gpu", "provider", "kind", "price_per_hour", "gpus_per_instance", "as_of", "age_days",
                       "stale", "source"]], hide_index=True,
-                 column_config={"source": st.column_config.LinkColumn()})  # fmt: skip
+                 column_config={"source": st.column_config.LinkColumn(), "id": id_column("id", gpu["id"])})  # fmt: skip
     st.caption("US$ per GPU-hour; multi-GPU instances divided by their GPU count.")
 
 with yours_tab:

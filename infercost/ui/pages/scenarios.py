@@ -31,7 +31,7 @@ from infercost.store import (
     rename_scenario,
     save_scenario,
 )
-from infercost.ui.cached import catalog_json, estimate_json, show_input_error
+from infercost.ui.cached import banded_estimate_json, catalog_json, show_input_error
 from infercost.ui.format import colour_map, fit_legend, options_shown, text_width_px
 from infercost.ui.state import WORKLOAD_DEFAULTS, init_state, profile_document
 
@@ -136,7 +136,7 @@ with st.container(border=True):
         st.download_button("Scenario file (JSON)", scenario_file(current), file_name=f"{file_stem(name)}.json",
                            mime="application/json", key="download_scenario_file",
                            help="A profile file: python -m infercost estimate FILE reads it as it is.")  # fmt: skip
-        downloads(estimate_json(profile_json(current)), name or "report", "download_current")
+        downloads(banded_estimate_json(profile_json(current)), name or "report", "download_current")
     except InputError as error:
         show_input_error(error)
     query = profile_to_query(current)
@@ -180,7 +180,8 @@ if len(picked) < 2:
 estimates = {}
 for scenario in picked:
     try:
-        estimates[scenario] = estimate_json(profile_json(next(s["profile"] for s in saved if s["name"] == scenario)))
+        saved_profile = next(s["profile"] for s in saved if s["name"] == scenario)
+        estimates[scenario] = banded_estimate_json(profile_json(saved_profile))
     except InputError as error:
         show_input_error(error)
 comparison = compare_scenarios(estimates)
