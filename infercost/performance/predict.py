@@ -52,6 +52,7 @@ from infercost.performance.profiles import (
 )
 from infercost.performance.roofline import ModelShape
 from infercost.performance.validation import Table, fit_tables, group_tables
+from infercost.pricing import GpuSpec, gpu_spec
 
 DEFAULT_CONCURRENCIES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 ENGINE_MODEL_VERSION = 9  # bump when the simulation or the fit changes, so stored calibrations are refitted
@@ -378,11 +379,8 @@ def parse_roofline(source: str) -> tuple[str, str, int, str]:
 UPCAST_DTYPES = ("mxfp4", "fp8", "int4", "int8")
 
 
-def _check_native(gpu: str, dtype: str) -> list[str]:
+def _check_native(spec: GpuSpec, dtype: str) -> list[str]:
     """A note if the GPU runs these weights widened to 16 bits; InputError naming ``dtype`` if it cannot run them."""
-    from infercost.pricing import bundled_gpu_specs
-
-    spec = next(s for s in bundled_gpu_specs() if s.gpu.lower() == gpu.lower())
     if dtype in spec.native_dtypes or not DTYPES[dtype].quantized:
         return []
     if dtype not in UPCAST_DTYPES:
@@ -390,12 +388,6 @@ def _check_native(gpu: str, dtype: str) -> list[str]:
                                   f"{', '.join(spec.native_dtypes)}")  # fmt: skip
     return [f"{spec.gpu} has no {dtype} tensor cores: the weights are read at {dtype}'s bytes and computed widened "
             "to 16 bits"]
-
-
-def _vendor(gpu: str) -> str:
-    from infercost.pricing import bundled_gpu_specs
-
-    return next(s.vendor for s in bundled_gpu_specs() if s.gpu.lower() == gpu.lower())
 
 
 ENGINE_NAMES = {"vllm": "vllm", "sglang": "sglang", "trtllm": "tensorrt-llm", "trt-llm": "tensorrt-llm",
@@ -422,11 +414,12 @@ def predict_roofline(
     dtype, engine = weights_dtype(dtype), engine_name(engine)
     # an unknown GPU is refused first (engine_hardware), then an unknown model or dtype (setup_for)
     setup_for(model, engine_hardware(gpu, gpus, dtype), dtype, ENGINE_PRESETS["vllm"])
-    upcast_note = _check_native(gpu, dtype)
-    nvidia = _vendor(gpu) == "NVIDIA"
+    datasheet = gpu_spec(gpu)
+    upcast_note = _check_native(datasheet, dtype)
+    nvidia = datasheet.vendor == "NVIDIA"
     if engine == "tensorrt-llm" and not nvidia:
-        raise InputError("engine", f"TensorRT-LLM runs on NVIDIA GPUs only and {gpu} is {_vendor(gpu)}'s: use vllm "
-                                   "or sglang")  # fmt: skip
+        raise InputError("engine", f"TensorRT-LLM runs on NVIDIA GPUs only and {datasheet.gpu} is "
+                                   f"{datasheet.vendor}'s: use vllm or sglang")  # fmt: skip
     layout = layout.resolved(gpus, model_shape(model))
     engines = layout.engines
     hardware = engine_hardware(gpu, gpus // engines, dtype)

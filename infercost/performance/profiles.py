@@ -250,16 +250,13 @@ def model_shape(model: str) -> ModelShape:
 def engine_hardware(gpu: str, gpus: int, dtype: str) -> EngineHardware:
     """A replica's GPUs for the engine model: the datasheet's dense peak in the dtype the model computes in
     (FP8 or FP4 tensor cores where the GPU has them and the weights use them)."""
-    from infercost.pricing import bundled_gpu_specs
+    from infercost.pricing import gpu_spec
 
-    for spec in bundled_gpu_specs():
-        if spec.gpu.lower() == gpu.lower():
-            fp4 = spec.fp4_dense_tflops  # None before Blackwell: 4-bit weights are widened to 16 bits, at its peak
-            peak = {"fp8": spec.fp8_dense_tflops, "fp4": fp4, "mxfp4": fp4, "nvfp4": fp4}.get(dtype.lower())
-            return EngineHardware(spec.gpu, spec.memory_bandwidth_gbps, peak or spec.bf16_dense_tflops,
-                                  spec.memory_gb, gpus, spec.interconnect_gbps or 0.0)  # fmt: skip
-    known = ", ".join(spec.gpu for spec in bundled_gpu_specs())
-    raise InputError("gpu", f"no datasheet for {gpu!r}; known: {known}")
+    spec = gpu_spec(gpu)
+    fp4 = spec.fp4_dense_tflops  # None before Blackwell: 4-bit weights are widened to 16 bits, at its peak
+    peak = {"fp8": spec.fp8_dense_tflops, "fp4": fp4, "mxfp4": fp4, "nvfp4": fp4}.get(dtype.lower())
+    return EngineHardware(spec.gpu, spec.memory_bandwidth_gbps, peak or spec.bf16_dense_tflops,
+                          spec.memory_gb, gpus, spec.interconnect_gbps or 0.0)  # fmt: skip
 
 
 def published_dtype(profile: ThroughputProfile) -> str:

@@ -72,6 +72,15 @@ def bundled_gpu_specs() -> tuple[GpuSpec, ...]:
     return tuple(validate_entries(_bundled("gpu_specs.json"), GpuSpec, name="gpu_specs.json"))
 
 
+def gpu_spec(gpu: str) -> GpuSpec:
+    """A GPU's datasheet by name, in any case; InputError naming ``gpu`` (with the known ones) where none is bundled."""
+    for spec in bundled_gpu_specs():
+        if spec.gpu.lower() == gpu.lower():
+            return spec
+    known = ", ".join(spec.gpu for spec in bundled_gpu_specs())
+    raise InputError("gpu", f"no datasheet for {gpu!r}; known: {known}")
+
+
 def cheapest_offer(gpu: str, offers: Sequence[GpuPrice] | None = None) -> GpuPrice | None:
     """The cheapest on-demand offer for a GPU in the catalog (spot can vanish; on-demand is the honest default)."""
     matching = [o for o in (offers or bundled_gpu_prices()) if o.gpu.lower() == gpu.lower() and o.kind == "on-demand"]
