@@ -9,6 +9,7 @@ dropped silently. No Streamlit here: the Compare page and tests call it alike.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -58,13 +59,9 @@ class Skipped:
 
 def open_models(prices: Sequence[ApiPrice]) -> list[OpenModel]:
     """Every checkpoint a catalog offer serves whose architecture is bundled, most offered first."""
-    found = []
-    for hf_id in sorted({p.open_weights for p in prices if p.open_weights}):
-        key = architecture_key(hf_id)
-        if _bundled(hf_id) is None:
-            continue
-        count = sum(1 for p in prices if p.open_weights and architecture_key(p.open_weights) == key)
-        found.append(OpenModel(hf_id, key, count))
+    offers = Counter(architecture_key(p.open_weights) for p in prices if p.open_weights)
+    found = [OpenModel(hf_id, architecture_key(hf_id), offers[architecture_key(hf_id)])
+             for hf_id in {p.open_weights for p in prices if p.open_weights} if _bundled(hf_id) is not None]
     return sorted(found, key=lambda m: (-m.offers, m.hf_id.lower()))
 
 
