@@ -8,6 +8,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from infercost.ui.format import text_width_px
+from tests.support.apptest import run_page as run
 
 PAGES = Path(__file__).resolve().parents[2] / "infercost/ui/pages"
 
@@ -16,15 +17,6 @@ def id_config(at: AppTest, column: str, beside: str) -> tuple[dict, list[str]]:
     """The config and values of ``column`` in the table that also has ``beside`` (tables carry no id to find)."""
     frame = next(f for f in at.dataframe if {column, beside} <= set(f.value.columns))
     return json.loads(frame.proto.columns)[column], list(frame.value[column])
-
-
-def run(page: str, **state) -> AppTest:
-    at = AppTest.from_file(str(PAGES / page), default_timeout=120)
-    for key, value in state.items():
-        at.session_state[key] = value
-    at.run()
-    assert not at.exception, at.exception
-    return at
 
 
 def test_the_bill_and_prices_tables_fit_their_longest_model_id():

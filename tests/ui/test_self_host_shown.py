@@ -14,6 +14,7 @@ from infercost.estimate import estimate, run_loader
 from infercost.profile import parse_profile
 from infercost.report import render_report
 from infercost.store import connect, save_scenario
+from tests.support.apptest import run_page as run
 
 PAGES = Path(__file__).resolve().parents[2] / "infercost/ui/pages"
 MONEY = ["cost_per_month", "cost_per_call", "cost_per_million_tokens"]
@@ -24,15 +25,6 @@ ROOFLINE = {"name": "8b-roofline", "gpu": "H100 SXM", "gpu_price_per_hour": 2.5,
 STRICT = {**ROOFLINE, "name": "too-strict", "slo": {"p95_ttft_ms": 1, "p95_tpot_ms": 1}}
 PROFILE = {"calls_per_day": 100_000, "prompt_tokens": 1200, "output_tokens": 300, "api_models": ["gpt-4o-mini"],
            "self_host": [ROOFLINE, PREDICTED, STRICT]}  # fmt: skip
-
-
-def run(page: str, **state) -> AppTest:
-    at = AppTest.from_file(str(PAGES / page), default_timeout=120)
-    for key, value in state.items():
-        at.session_state[key] = value
-    at.run()
-    assert not at.exception, at.exception
-    return at
 
 
 def frame_with(at: AppTest, column: str) -> pd.DataFrame:
