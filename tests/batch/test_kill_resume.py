@@ -30,6 +30,15 @@ def cli(*args: str, db: Path) -> subprocess.Popen:
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
 
 
+def wait_for_progress(job_id: str, db: Path, *, beyond: int, timeout_s: float = 120.0) -> None:
+    """Wait until the job has finished more than ``beyond`` records: a kill before its process got going would test
+    nothing, and how long that takes depends on how busy the machine is, not on a fixed sleep."""
+    deadline = time.monotonic() + timeout_s
+    while batch.job_status(job_id, db_path=db)["counts"]["ok"] <= beyond:
+        assert time.monotonic() < deadline, f"no record finished within {timeout_s:.0f} s of resume"
+        time.sleep(0.05)
+
+
 def test_kill_9_at_random_points_then_resume_loses_nothing_and_sends_nothing_finished_twice(tmp_path, scripted):
     source = write_batch_file(tmp_path / "in.jsonl", 4000)
     db, rng = tmp_path / "jobs.db", random.Random(int(time.time()))
@@ -41,8 +50,10 @@ def test_kill_9_at_random_points_then_resume_loses_nothing_and_sends_nothing_fin
         job_id = json.loads(created.communicate(timeout=120)[0])["job_id"]
         done_at_kills = []
         for _ in range(KILLS):
+            before = batch.job_status(job_id, db_path=db)["counts"]["ok"]
             process = cli("resume", job_id, db=db)
-            time.sleep(rng.uniform(1.0, 2.0))  # a Python start takes ~0.7 s, then ~1000 records/s
+            wait_for_progress(job_id, db, beyond=before)  # a start takes ~0.7 s idle, far longer on a busy machine
+            time.sleep(rng.uniform(0.0, 0.5))  # then ~1000 records/s: somewhere in the middle of a shard
             os.kill(process.pid, signal.SIGKILL)
             process.wait(timeout=30)
             done_at_kills.append(batch.job_status(job_id, db_path=db)["counts"]["ok"])

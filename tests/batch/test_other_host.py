@@ -16,11 +16,14 @@ import time
 from pathlib import Path
 
 import pytest
+from sqlalchemy import exc, select
 
 from infercost import batch
 from infercost.runner.scripted_server import read_log
 from infercost.store import connect
 from infercost.store import jobs as store_jobs
+from infercost.store.db import set_lock_wait
+from infercost.store.schema import batch_jobs
 from tests.batch.conftest import read_outputs, write_batch_file
 from tests.store.conftest import postgres_server  # noqa: F401 - the fixture, for the PostgreSQL case
 
@@ -51,6 +54,33 @@ def wait_for(condition, what: str, timeout_s: float = 120.0) -> None:
     while not condition():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
         time.sleep(0.1)
+
+
+def job_lock_is_free(db_path: str, job_id: str) -> bool:
+    """Whether the job's row can be locked at once: no other process is inside a write on it (SQLite: on the file)."""
+    db = connect(db_path)
+    try:
+        set_lock_wait(db, 0.5)
+        with db:
+            db.execute(select(batch_jobs.c.id).where(batch_jobs.c.id == job_id).with_for_update())
+        return True
+    except exc.OperationalError:
+        return False
+    finally:
+        db.close()
+
+
+def freeze_between_writes(process: subprocess.Popen, db_path: str, job_id: str) -> None:
+    """SIGSTOP ``process`` at a moment it holds no lock on the job: a host that froze inside a write would hold the
+    store's lock (on SQLite, the whole file's) until it woke, which no takeover can get past (a resume then says the
+    store is locked and keeps what was stored)."""
+    for _ in range(200):
+        os.kill(process.pid, signal.SIGSTOP)
+        if job_lock_is_free(db_path, job_id):
+            return
+        os.kill(process.pid, signal.SIGCONT)
+        time.sleep(0.05)
+    raise AssertionError("the job's process never left its lock long enough to freeze it between writes")
 
 
 def error_lines(stderr: str) -> list[str]:
@@ -119,7 +149,7 @@ def test_a_host_that_froze_is_taken_over_once_its_heartbeat_is_stale_and_stops_w
         job_id = make_job(tmp_path, url, db)
         frozen = cli("resume", job_id, db=db, host="alpha")
         wait_for(lambda: job_row(db, job_id)["ok"] >= 20, "alpha to send")
-        os.kill(frozen.pid, signal.SIGSTOP)  # alpha stops beating, its process alive (a host that froze)
+        freeze_between_writes(frozen, db, job_id)  # alpha stops beating, its process alive (a host that froze)
         try:
             stale_s = batch.job.STALE_BEATS * batch.job.HEARTBEAT_S
             wait_for(lambda: job_row(db, job_id)["heartbeat_age_s"] > stale_s, "alpha's heartbeat to go stale")

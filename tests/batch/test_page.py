@@ -58,7 +58,8 @@ def test_plan_start_and_follow_a_job_to_its_bill(tmp_path, scripted) -> None:
     at = AppTest.from_file(PAGE, default_timeout=60).run()
     with scripted() as url:
         job_id = plan(at, source, url)
-        assert frame_with(at, "budget")["budget"][0] == "300"  # the budget, before anything is sent (records, as the table writes them)
+        # the budget, before anything is sent (records, as the table writes them)
+        assert frame_with(at, "budget")["budget"][0] == "300"
         at.button(key="start").click().run()
         status = wait_for(job_id, ("done",))
     at.run()

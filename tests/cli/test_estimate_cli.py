@@ -57,8 +57,8 @@ def test_estimate_reads_yaml_and_stdin(cli, tmp_path):
     path = tmp_path / "p.yaml"
     path.write_text("calls_per_day: 1000\nprompt_tokens: 500\noutput_tokens: 100\napi_models: [gpt-4o]\n")
     from_file = cli("estimate", str(path), "--json").json()
-    from_stdin = cli("estimate", "-", "--json", stdin=json.dumps({"calls_per_day": 1000, "prompt_tokens": 500,
-                                                                  "output_tokens": 100, "api_models": ["gpt-4o"]}))  # fmt: skip
+    workload = {"calls_per_day": 1000, "prompt_tokens": 500, "output_tokens": 100, "api_models": ["gpt-4o"]}
+    from_stdin = cli("estimate", "-", "--json", stdin=json.dumps(workload))
     assert from_file["api"] == from_stdin.json()["api"]
 
 

@@ -84,7 +84,8 @@ def test_regions_match_a_brute_force_scan_against_every_catalog_model(throughput
         wrong = ~near_edge & (inside != cheaper)
         assert not wrong.any(), (model_id, grid[wrong][:3], regions)
         for start, end in regions:  # each boundary is where the answer changes
-            just_in = start + min(1e-7 * start, math.inf if end is None else (end - start) / 2)  # a region can be narrow
+            # a region can be narrow
+            just_in = start + min(1e-7 * start, math.inf if end is None else (end - start) / 2)
             assert self_host(just_in) <= api(just_in) * (1 + 1e-9)
             if start > 1 and not contains(regions, start * (1 - 1e-7)):
                 assert self_host(start * (1 - 1e-7)) > api(start * (1 - 1e-7))

@@ -36,8 +36,9 @@ def test_cost_is_monotone_in_calls(workload, token_prices, factor):
 
 @given(workloads, prices, st.floats(1.0, 10.0))
 def test_cost_is_monotone_in_prices(workload, token_prices, factor):
+    cached = token_prices.cached_input_per_mtok
     dearer = TokenPrices(token_prices.input_per_mtok * factor, token_prices.output_per_mtok * factor,
-                         None if token_prices.cached_input_per_mtok is None else token_prices.cached_input_per_mtok * factor)  # fmt: skip
+                         None if cached is None else cached * factor)
     assert api_bill(workload, dearer).cost_per_day >= api_bill(workload, token_prices).cost_per_day * (1 - 1e-12)
 
 

@@ -43,7 +43,8 @@ def test_a_stored_sweep_becomes_the_estimates_measured_basis(tmp_path):
     with running(Script(ttft_ms=5, gap_us=2000)) as base_url:
         done = subprocess.run(
             [sys.executable, "-m", "infercost", "bench", "--backend", "openai", "--base-url", base_url, "--model", "m",
-             "--concurrency", "1,4", "--requests", "8", "--warmup", "1", "--input-tokens", "100", "--output-tokens", "20",
+             "--concurrency", "1,4", "--requests", "8", "--warmup", "1", "--input-tokens", "100",
+             "--output-tokens", "20",
              "--db", str(db), "--json"], capture_output=True, text=True, timeout=300,
         )  # fmt: skip
     assert done.returncode == 0, done.stderr

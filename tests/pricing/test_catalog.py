@@ -44,7 +44,8 @@ def test_gpu_catalog_covers_the_common_cards_on_demand():
     assert REQUIRED_GPUS <= {spec.gpu for spec in bundled_gpu_specs()}
 
 
-VALID = {"id": "m", "provider": "p", "input_per_mtok": 1, "output_per_mtok": 2, "source": "https://x", "as_of": "2026-01-01"}
+VALID = {"id": "m", "provider": "p", "input_per_mtok": 1, "output_per_mtok": 2, "source": "https://x",
+         "as_of": "2026-01-01"}
 
 
 @pytest.mark.parametrize(

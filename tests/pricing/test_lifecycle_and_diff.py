@@ -128,8 +128,8 @@ def test_every_gpu_the_throughput_tables_name_has_sourced_dated_offers():
     from infercost.pricing import bundled_gpu_prices
 
     offers = bundled_gpu_prices()
-    named = ("H100 SXM", "H100 PCIe", "H200", "B200", "A100 80GB", "A100 40GB", "A100 80GB PCIe", "L40S", "L4", "RTX 4090",
-             "RTX PRO 6000 Blackwell Server")
+    named = ("H100 SXM", "H100 PCIe", "H200", "B200", "A100 80GB", "A100 40GB", "A100 80GB PCIe", "L40S", "L4",
+             "RTX 4090", "RTX PRO 6000 Blackwell Server")
     for gpu in named:
         mine = [o for o in offers if o.gpu == gpu]
         assert len(mine) >= 3, gpu

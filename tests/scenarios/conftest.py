@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from tests.scenarios.scenario_profiles import SELF_HOST
 
 from infercost.store import connect
+from tests.scenarios.scenario_profiles import SELF_HOST
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -9,12 +9,12 @@ import io
 import json
 
 import pytest
-from tests.scenarios.scenario_profiles import SELF_HOST
 
 from infercost.errors import InputError
 from infercost.estimate import estimate
 from infercost.profile import parse_profile
 from infercost.report import FORMATS, md_escape, render_report
+from tests.scenarios.scenario_profiles import SELF_HOST
 
 WHEN = dt.datetime(2026, 11, 29, 12, 0, tzinfo=dt.UTC)
 EVIL = "<script>alert(1)</script>"

@@ -8,7 +8,6 @@ from urllib.parse import parse_qs, urlencode
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.scenarios.scenario_profiles import SELF_HOST
 
 from infercost.errors import InputError
 from infercost.profile import parse_profile
@@ -24,6 +23,7 @@ from infercost.scenarios import (
     scenario_file,
 )
 from infercost.ui.state import PERSISTENT_KEYS, PROMPT_IN_CHARACTERS, profile_document
+from tests.scenarios.scenario_profiles import SELF_HOST
 
 PROFILES = [
     {"calls_per_day": 1, "prompt_tokens": 0, "output_tokens": 0},

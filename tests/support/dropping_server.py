@@ -25,15 +25,22 @@ IDLE_CLOSE_S = 0.05  # read_then_close=False: an answered connection is closed t
 
 
 def _read_request(conn: socket.socket, buffer: bytearray) -> dict | None:
-    """The next request's JSON body, or None when the client closed the connection."""
-    while b"\r\n\r\n" not in buffer:
-        data = conn.recv(65536)
-        if not data:
-            return None
-        buffer += data
-    end = buffer.index(b"\r\n\r\n")
-    head = buffer[:end].decode("latin-1").split("\r\n")
-    length = next(int(line.split(":", 1)[1]) for line in head if line.lower().startswith("content-length:"))
+    """The next request's JSON body, or None when the client closed the connection. A request without a body (a
+    client's ``GET /v1/models`` probe) is answered 404 and skipped: this server only completes."""
+    while True:
+        while b"\r\n\r\n" not in buffer:
+            data = conn.recv(65536)
+            if not data:
+                return None
+            buffer += data
+        end = buffer.index(b"\r\n\r\n")
+        head = buffer[:end].decode("latin-1").split("\r\n")
+        lengths = [int(line.split(":", 1)[1]) for line in head if line.lower().startswith("content-length:")]
+        if lengths:
+            break
+        del buffer[: end + 4]
+        conn.sendall(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")
+    length = lengths[0]
     while len(buffer) < end + 4 + length:
         data = conn.recv(65536)
         if not data:

@@ -21,7 +21,8 @@ def plan(at: AppTest, source: Path, model: str = "my-model") -> None:
 
 
 def job_of(model: str) -> str:
-    return next(job["job_id"] for job in batch.list_jobs() if batch.job_status(job["job_id"])["config"]["model"] == model)
+    return next(job["job_id"] for job in batch.list_jobs()
+                if batch.job_status(job["job_id"])["config"]["model"] == model)
 
 
 def test_after_planning_a_second_job_the_page_follows_it(tmp_path, monkeypatch):

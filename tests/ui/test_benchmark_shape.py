@@ -1,5 +1,6 @@
 """A benchmark whose server does not process the token shape asked for says so, in the run's summary and on the
-Benchmark page: the project's own server counts a 128-word prompt with its tokenizer, about five times as many tokens."""
+Benchmark page: the project's own server counts a 128-word prompt with its tokenizer, about five times as many
+tokens."""
 
 from __future__ import annotations
 

@@ -7,6 +7,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from tests.support.browser import settle
+
 pytestmark = pytest.mark.browser
 WAIT_MS = 90_000
 
@@ -18,14 +20,6 @@ def go_to(page, title: str) -> None:
         timeout=WAIT_MS
     )
     settle(page)
-
-
-def settle(page) -> None:
-    """Wait until the script run that the last action started has finished."""
-    page.wait_for_timeout(800)
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=stStatusWidget]')", timeout=WAIT_MS
-    )
 
 
 def set_number(page, label: str, value: str) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from infercost.performance.models import bundled_config
+from tests.support.browser import settle
 
 pytestmark = pytest.mark.browser
 
@@ -16,12 +17,6 @@ def shot(page, tmp_path: Path, name: str) -> None:
     page.screenshot(path=str(tmp_path / name), full_page=True)
     if os.environ.get("INFERCOST_SCREENSHOTS"):
         page.screenshot(path=str(Path(os.environ["INFERCOST_SCREENSHOTS"]) / name), full_page=True)
-
-
-def settle(page) -> None:
-    page.wait_for_timeout(300)
-    page.wait_for_function("() => document.querySelector('[data-testid=stApp]')"
-                           ".getAttribute('data-test-script-state') === 'notRunning'", timeout=60_000)
 
 
 def metric_value(page, label: str) -> str:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from infercost.estimate import estimate
+from infercost.performance.profiles import closed_loop_profiles
 from infercost.profile import parse_profile
 from infercost.report import render_report
 from infercost.ui.setups import default_setups
-from infercost.performance.profiles import closed_loop_profiles
 
 pytestmark = pytest.mark.browser
 

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.browser import settle
+
 pytestmark = pytest.mark.browser
 TAB = "Same weights: API or self-host"
 MODELS = ["openai/gpt-oss-120b", "deepseek-ai/DeepSeek-V3", "Qwen/Qwen3-235B-A22B", "meta-llama/Llama-3.1-8B-Instruct"]
@@ -20,12 +22,6 @@ def shot(page, tmp_path: Path, name: str) -> None:
     page.screenshot(path=str(tmp_path / name))
     if os.environ.get("INFERCOST_SCREENSHOTS"):
         page.screenshot(path=str(Path(os.environ["INFERCOST_SCREENSHOTS"]) / name))
-
-
-def settle(page) -> None:
-    page.wait_for_timeout(400)
-    page.wait_for_function("() => document.querySelector('[data-testid=stApp]')"
-                           ".getAttribute('data-test-script-state') === 'notRunning'", timeout=120_000)
 
 
 def open_view(page, app_url: str) -> None:

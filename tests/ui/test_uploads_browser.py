@@ -4,16 +4,22 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support.browser import settle
+
 pytestmark = pytest.mark.browser
 
 
 def upload(page, path) -> None:
+    """Upload ``path`` and wait until the uploader shows it and the run the upload started has finished: on a busy
+    machine an action taken sooner can reach the app before the file does."""
     page.locator("[data-testid=stFileUploader] input[type=file]").first.set_input_files(str(path))
+    page.get_by_test_id("stFileChip").filter(has_text=path.name).first.wait_for(timeout=120_000)
+    settle(page)
 
 
 def alert_with(page, text: str) -> str:
     alert = page.get_by_test_id("stAlert").filter(has_text=text).first
-    alert.wait_for(timeout=60_000)
+    alert.wait_for(timeout=120_000)
     return alert.inner_text()
 
 
@@ -27,8 +33,9 @@ def test_a_batch_upload_that_cannot_be_read_names_the_uploaded_file_and_why(page
     upload(page, bad)
     page.get_by_label("Model", exact=True).fill("tiny")
     page.get_by_label("Model", exact=True).press("Enter")
-    page.wait_for_timeout(1000)
+    settle(page)
     page.get_by_role("button", name="Plan the budget").click()
+    settle(page)
     message = alert_with(page, "prompts.txt")
     assert "not valid UTF-8" in message and "batch-inputs" not in message, message
     assert page.get_by_test_id("stException").count() == 0

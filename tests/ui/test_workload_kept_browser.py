@@ -7,6 +7,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from tests.support.browser import settle
 from tests.ui.test_glue_browser import WAIT_MS, go_to, set_number
 
 pytestmark = pytest.mark.browser
@@ -30,8 +31,6 @@ def test_the_workload_survives_a_visit_to_a_page_that_refreshes_itself(page, det
 
 
 def test_a_report_downloaded_under_a_scenario_name_is_titled_with_it(page):
-    from tests.ui.test_glue_browser import settle
-
     page.get_by_text("Cheapest API per month").wait_for(timeout=WAIT_MS)
     go_to(page, "Scenarios")
     name = page.get_by_label("Scenario name")
