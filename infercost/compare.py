@@ -95,7 +95,7 @@ def options_table(result: dict[str, Any]) -> pd.DataFrame:
     the row itself: a fit error, a missing batch tier, a context overflow, a stale price), the GPU offer and basis."""
     calls = float(result["profile"]["calls_per_day"])
     rows = [
-        {"option": r["model"], "cost_per_month": r["cost_per_month"], "range": "",
+        {"option": r["model"], "cost_per_month": r["cost_per_month"], "range": cost_range_text(r),
          "cost_per_call": r["cost_per_call"], "cost_per_million_tokens": r["cost_per_million_tokens"], "kind": "API",
          "replicas": math.nan, "flags": row_flags(r), "gpu_offer": "",  # no replicas: a blank, not "None"
          "basis": f"{r['fidelity']} tokens · price {r['price_as_of']}"}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -11,7 +12,14 @@ import pandas as pd
 import streamlit as st
 
 from infercost import store
-from infercost.band import api_band, self_host_band_of, with_bands
+from infercost.band import (
+    MAX_BANDED_API_ROWS,
+    api_band,
+    band_prompt_samples,
+    band_summary,
+    self_host_band_of,
+    with_bands,
+)
 from infercost.compare import (
     api_cost_curves,
     api_tornado,
@@ -160,7 +168,30 @@ def bill_band_json(profile_json: str, model_id: str, prompt_samples: tuple[float
     prices, _ = price_list(profile, bundled_api_prices())
     distribution = {find_price(prices, model_id).tokenizer: prompt_samples} if prompt_samples else None
     band, inputs = api_band(profile, find_price(prices, model_id), distribution)
-    return {**_band_json(band), "lengths": inputs.lengths, "tokenizer": inputs.tokenizer}
+    return {**_band_json(band), "lengths": inputs.lengths, "tokenizer": inputs.tokenizer,
+            "summary": band_summary(band, (inputs.lengths, inputs.tokenizer))}
+
+
+def api_row_band(profile_json: str, row: Mapping[str, Any],
+                 prompt_distribution: Mapping[str, Sequence[float]] | None) -> dict[str, Any]:  # fmt: skip
+    """One API row's band as the Bill band tab draws it: the corpus's lengths as this model's tokenizer counted them."""
+    samples, _ = band_prompt_samples(prompt_distribution, row["tokenizer"])
+    return bill_band_json(profile_json, row["model"], tuple(samples) if samples is not None else None)
+
+
+def with_api_bands(result: dict[str, Any], profile_json: str,
+                   prompt_distribution: Mapping[str, Sequence[float]] | None) -> dict[str, Any]:  # fmt: skip
+    """The estimate with each API row's ``band`` and ``cost_per_month_range`` (its band's P10–P90), drawn as the
+    Bill band tab draws it, so every table, sentence and report of a page reads the same range: an API bill is
+    uncertain too. Beyond ``MAX_BANDED_API_ROWS`` rows (the CLI's cap) none is drawn and ``band_note`` says so."""
+    if len(result["api"]) > MAX_BANDED_API_ROWS:
+        return {**result, "band_note": f"{len(result['api'])} API models: bands are simulated for up to "
+                                       f"{MAX_BANDED_API_ROWS}; pick fewer models to have theirs"}  # fmt: skip
+    rows = []
+    for row in result["api"]:
+        summary = api_row_band(profile_json, row, prompt_distribution)["summary"]
+        rows.append({**row, "band": summary, "cost_per_month_range": [summary["p10"], summary["p90"]]})
+    return {**result, "api": rows}
 
 
 def _band_json(band: Any) -> dict[str, Any]:

@@ -7,7 +7,7 @@ The figures come from ``infercost.same_weights`` (the setups) and the estimate (
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -17,15 +17,24 @@ import streamlit as st
 from infercost.compare import prompt_caching_note, same_weights_sentence, same_weights_table
 from infercost.errors import InputError
 from infercost.report import EXTENSIONS, MEDIA_TYPES, render_report
-from infercost.ui.cached import band_curves, cost_curves, open_model_choices, same_weights_json, show_input_error
+from infercost.ui.cached import (
+    band_curves,
+    cost_curves,
+    open_model_choices,
+    same_weights_json,
+    show_input_error,
+    with_api_bands,
+)
 from infercost.ui.format import colour_map, fit_legend, options_columns, options_shown
 
 DEFAULT_MODEL = "openai/gpt-oss-120b"
 SHOWN_SETUPS = 3  # the chart draws the cheapest few setups at first; the rest are a pick away
 
 
-def show_same_weights(document: Mapping[str, Any], common: Mapping[str, Any], calls_per_day: float) -> None:
-    """Pick an open model; see every API offer of it and its predicted setups on each GPU type, and the answer."""
+def show_same_weights(document: Mapping[str, Any], common: Mapping[str, Any], calls_per_day: float,
+                      prompt_distribution: Mapping[str, Sequence[float]] | None = None) -> None:  # fmt: skip
+    """Pick an open model; see every API offer of it and its predicted setups on each GPU type, and the answer. The
+    API offers' ranges are their bill bands drawn as on the rest of Compare (the corpus's lengths where loaded)."""
     models = open_model_choices()
     if not models:
         st.info("No catalog offer serves weights with a bundled config.")
@@ -42,7 +51,8 @@ def show_same_weights(document: Mapping[str, Any], common: Mapping[str, Any], ca
     except InputError as error:
         show_input_error(error)
         return
-    result, matches = view["result"], view["matches"]
+    result = with_api_bands(view["result"], view["profile_json"], prompt_distribution)
+    matches = view["matches"]
     st.markdown(same_weights_sentence(result, model))
     if caching := prompt_caching_note(float(document.get("cached_prompt_fraction") or 0)):
         st.caption(caching)

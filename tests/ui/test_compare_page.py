@@ -130,3 +130,20 @@ def test_apis_and_self_hosted_setups_are_priced_apart_each_with_its_model():
     assert "Cheapest API per month" in labels and "Cheapest self-host per month" in labels
     assert "Cheapest option per month" not in labels
     assert any("serves its own model" in caption.value for caption in at.caption)
+
+
+def test_more_api_models_than_the_band_cap_are_priced_without_bands_and_say_so():
+    """Every API row's band is a Monte Carlo run: past the CLI's cap of 40 the page draws none and says why, rather
+    than spend a minute on bands nobody asked for one by one."""
+    from infercost.band import MAX_BANDED_API_ROWS
+    from infercost.pricing import bundled_api_prices
+
+    many = [entry.id for entry in bundled_api_prices()][: MAX_BANDED_API_ROWS + 5]
+    at = AppTest.from_file(PAGE, default_timeout=180)
+    at.session_state["api_models"] = many
+    at.run()
+    assert not at.exception, at.exception
+    table = options(at)
+    assert (table["kind"] == "API").sum() == len(many)
+    assert (table.loc[table["kind"] == "API", "range"] == "").all()
+    assert any(f"bands are simulated for up to {MAX_BANDED_API_ROWS}" in c.value for c in at.caption)

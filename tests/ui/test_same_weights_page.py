@@ -75,3 +75,19 @@ def test_edge_workloads_give_numbers_or_a_reason_never_a_traceback(workload):
     if workload.get("prompt_tokens"):  # longer than the engine model takes: every GPU says why, the APIs stay
         assert set(table["kind"]) == {"API"}
         assert any(c.value.startswith("Not set up on H100 SXM") and "input_tokens" in c.value for c in at.caption)
+
+
+def test_an_api_offer_reads_the_same_range_here_as_in_the_main_table():
+    """The offers' ranges are their bill bands, drawn as the rest of Compare draws them (they were blank here while
+    the main table showed them)."""
+    from infercost.pricing import bundled_api_prices
+    from infercost.pricing.open_weights import offers_of_weights
+
+    offer = offers_of_weights("openai/gpt-oss-120b", bundled_api_prices()).offers[0][1].id
+    at = same_weights("openai/gpt-oss-120b", api_models=[offer])
+    main = next(frame.value for frame in at.dataframe if "weights" not in frame.value.columns)
+    view = view_table(at)
+    here = view.loc[view["option"] == offer, "range"].item()
+    assert here.startswith("$") and here == main.loc[main["option"] == offer, "range"].item()
+    reports = {b.proto.label: b for b in at.get("download_button") if b.proto.label.startswith("Report")}
+    assert reports  # the report is rendered from the same banded rows (checked in tests/scenarios for the text)

@@ -12,7 +12,6 @@ import streamlit as st
 
 from infercost.compare import (
     Claim,
-    band_prompt_samples,
     band_verdict,
     break_even_spans,
     break_even_table,
@@ -25,11 +24,10 @@ from infercost.compare import (
 from infercost.costmodel.owned import OwnedHardware
 from infercost.costmodel.scaling import SCALING_MODES
 from infercost.errors import InputError
-from infercost.estimate import cost_range_text
 from infercost.pricing import bundled_gpu_specs
 from infercost.profile import unique_name
 from infercost.ui.cached import (
-    bill_band_json,
+    api_row_band,
     catalog_json,
     claim_readings_frame,
     cost_curves,
@@ -38,6 +36,7 @@ from infercost.ui.cached import (
     show_input_error,
     throughput_profiles,
     tornado_bars,
+    with_api_bands,
 )
 from infercost.ui.format import colour_map, cost_bars, options_columns, options_shown, show_table
 from infercost.ui.prediction import show_prediction
@@ -176,17 +175,8 @@ if left_out is not None:  # the APIs are still compared; every tab below sees th
                f"{left_out.reason}", icon="⚠️")
 
 
-def api_band(row: dict) -> dict:
-    """One API row's band, drawn as the band tab draws it (the corpus's lengths as its tokenizer counted them)."""
-    samples, _ = band_prompt_samples(s.get("prompt_distribution"), row["tokenizer"])
-    return bill_band_json(profile_json, row["model"], tuple(samples) if samples is not None else None)
-
-
+result = with_api_bands(result, profile_json, s.get("prompt_distribution"))
 table = options_table(result)
-api_ranges = {r["model"]: cost_range_text({"cost_per_month_range": [api_band(r)["monthly"][q] for q in ("p10", "p90")]})
-              for r in result["api"]}  # an API bill is uncertain too: its band's P10–P90, as the band tab shows it
-table["range"] = [api_ranges.get(option, text) if kind == "API" else text
-                  for option, kind, text in zip(table["option"], table["kind"], table["range"], strict=True)]
 
 st.subheader("Every option, one table")
 priced = table.dropna(subset=["cost_per_month"])
@@ -208,6 +198,8 @@ if not priced.empty and (priced["kind"] == "API").any() and (priced["kind"] != "
                "before their costs (add a setup of a model like the API's below).")
 if caching := prompt_caching_note(s["cached_prompt_fraction"]):
     st.caption(caching)
+if "band_note" in result:
+    st.caption(result["band_note"])
 shown = options_shown(table)  # money as text: a setup without a cost reads "SLO not met", never a grey "None"
 order = ["option", "cost_per_month", "range", "basis", "cost_per_call", "cost_per_million_tokens", "kind", "replicas",
          "flags", "gpu_offer"]  # a predicted cost beside its range and its basis, in view at 1400 px
@@ -265,7 +257,7 @@ with same:
         st.caption("One open model: every API that serves its weights beside the same weights on each GPU type you "
                    "can rent (its cheapest on-demand offer, the fewest GPUs that hold it, the engine of the nearest "
                    "published table), at your workload and the SLO and scaling above.")
-        show_same_weights(profile_document(s), common, s["calls_per_day"])
+        show_same_weights(profile_document(s), common, s["calls_per_day"], s.get("prompt_distribution"))
 with movers:
     if movers.open:
         option = st.selectbox("Option", priced["option"].tolist(), key="cmp_tornado_option")
@@ -386,7 +378,7 @@ with band:
             api_rows = {r["model"]: r for r in result["api"]}
             if chosen_option in api_rows:
                 row = api_rows[chosen_option]
-                simulated = api_band(row)
+                simulated = api_row_band(profile_json, row, s.get("prompt_distribution"))
                 drawn = f"Lengths: {simulated['lengths']}. Tokenizer: {simulated['tokenizer']}."
             else:
                 row = next(r for r in result["self_host"] if r["name"] == chosen_option)
