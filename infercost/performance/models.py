@@ -91,6 +91,7 @@ def _keys() -> list[tuple[str, str]]:
     return sorted(pairs, key=lambda pair: len(pair[0]), reverse=True)
 
 
+@cache  # pure on the bundled set; the engine model asks it for every table's model (46k calls per view)
 def find_bundled(name: str) -> BundledModel | None:
     """The bundled model a name refers to: exactly (its name, Hugging Face id or an alias, any case, with or without
     the organisation), then without suffixes like ``-Instruct``, then the longest bundled name the text contains."""

@@ -238,6 +238,7 @@ def find_profile(profile_id: str, db_path: str | Path | None = None) -> Throughp
         db.close()
 
 
+@cache  # a frozen shape, asked for by every table the engine model simulates
 def model_shape(model: str) -> ModelShape:
     """The engine model's shape of a bundled architecture (``models list``), dense or mixture-of-experts."""
     found = find_bundled(model)
