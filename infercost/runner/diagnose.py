@@ -37,12 +37,12 @@ def _inputs(run: Mapping[str, Any], levels: Sequence[Mapping[str, Any]], against
     engine, config = run.get("engine") or {}, run.get("config") or {}
     dtype = engine.get("dtype") or (config.get("options") or {}).get("dtype")
     dtype = None if dtype in (None, "", "auto") else dtype
-    n_in = [lv["total_input_tokens"] / lv["completed"] for lv in levels if lv.get("completed")]
-    n_out = [lv["total_output_tokens"] / lv["completed"] for lv in levels if lv.get("completed")]
-    shape = {"model": run.get("model"), "dtype": dtype, "input_len": sum(n_in) / len(n_in) if n_in else None,
-             "output_len": sum(n_out) / len(n_out) if n_out else None}
+    (input_len, counted_in), (output_len, counted_out) = (_mean_length(levels, "input"),
+                                                          _mean_length(levels, "output"))  # fmt: skip
+    shape = {"model": run.get("model"), "dtype": dtype, "input_len": input_len, "output_len": output_len}
+    how = "counted" if counted_in and counted_out else "as asked: the run did not count every token"
     found = [f"model {shape['model']}, precision {dtype or 'not reported'}, mean input "
-             f"{shape['input_len'] or 0:.0f} tokens, mean output {shape['output_len'] or 0:.0f} tokens (counted)"]
+             f"{shape['input_len'] or 0:.0f} tokens, mean output {shape['output_len'] or 0:.0f} tokens ({how})"]
     could_not = [] if dtype else ["the precision the server runs (an OpenAI-compatible API does not report it)"]
     mismatched = sum(lv.get("output_len_mismatch", 0) for lv in levels)
     if mismatched:
@@ -53,6 +53,18 @@ def _inputs(run: Mapping[str, Any], levels: Sequence[Mapping[str, Any]], against
     found += _compare_shape(shape, against)
     return _step("inputs", "Inputs: model, precision, input and output length", found, could_not, run=shape,
                  against={k: against.get(k) for k in ("id", "model", "dtype", "input_len", "output_len")})
+
+
+def _mean_length(levels: Sequence[Mapping[str, Any]], what: str) -> tuple[float | None, bool]:
+    """The mean ``what`` ("input"/"output") tokens per request as the server counted them, and True; where a level
+    did not count them (a run imported from elsewhere), the length it asked for, and False."""
+    done = [lv for lv in levels if lv.get("completed")]
+    total = f"total_{what}_tokens"
+    counted = [lv[total] / lv["completed"] for lv in done if lv.get(total) is not None]
+    if len(counted) == len(done):
+        return (sum(counted) / len(counted) if counted else None), True
+    asked = [float(lv[f"{what}_len"]) for lv in done if lv.get(f"{what}_len")]
+    return (sum(asked) / len(asked) if asked else None), False
 
 
 def _compare_shape(shape: Mapping[str, Any], against: Mapping[str, Any]) -> list[str]:

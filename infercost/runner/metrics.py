@@ -96,8 +96,8 @@ def shape_warnings(levels: Sequence[Mapping[str, Any]]) -> list[str]:
     found = []
     for asked_key, total_key, what in (("input_len", "total_input_tokens", "input"),
                                        ("output_len", "total_output_tokens", "output")):  # fmt: skip
-        checked = [lv for lv in levels if lv.get("completed") and lv.get(asked_key)
-                   and not (what == "input" and lv.get("input_lengths"))]  # fmt: skip
+        checked = [lv for lv in levels if lv.get("completed") and lv.get(asked_key) and lv.get(total_key) is not None
+                   and not (what == "input" and lv.get("input_lengths"))]  # an imported run may not count tokens
         if not checked:
             continue
         asked = float(checked[0][asked_key])

@@ -25,7 +25,7 @@ from infercost.ui.cached import (
     show_input_error,
     with_api_bands,
 )
-from infercost.ui.format import colour_map, fit_legend, options_columns, options_shown
+from infercost.ui.format import colour_map, data_table, fit_legend, options_columns, options_shown
 
 DEFAULT_MODEL = "openai/gpt-oss-120b"
 SHOWN_SETUPS = 3  # the chart draws the cheapest few setups at first; the rest are a pick away
@@ -74,7 +74,7 @@ def _show_table(table: pd.DataFrame) -> None:
     weights = st.column_config.TextColumn("weights", help="exact: the same checkpoint; same_architecture: another "
                                           "checkpoint of its shapes (a base or a fine-tune): the same speed, not the "
                                           "same answers")  # fmt: skip
-    st.dataframe(shown, hide_index=True, key="cmp_same_table", width="stretch", column_order=order,
+    data_table(shown, hide_index=True, key="cmp_same_table", width="stretch", column_order=order,
                  column_config=options_columns(shown) | {"weights": weights})
 
 

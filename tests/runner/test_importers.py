@@ -105,3 +105,15 @@ def test_runs_import_command(tmp_path: Path, capsys: pytest.CaptureFixture) -> N
     assert main(["runs", "import", str(path), "--format", "aiperf", "--db", str(tmp_path / "c.db"), "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["levels"][0]["mean_ttft_ms"] == 1588.8 and summary["status"] == "done"
+
+
+def test_a_guidellm_run_which_counts_no_tokens_can_be_diagnosed(tmp_path: Path) -> None:
+    # Regression: diagnose (and the Benchmark page's diagnosis) read total_input_tokens from every level, which a
+    # GuideLLM result does not give: KeyError, a traceback on the page.
+    from infercost.runner.diagnose import diagnose_run
+
+    run_id, _ = imported(tmp_path, GUIDELLM, "guidellm")
+    report = diagnose_run(tmp_path / "i.db", run_id)
+    inputs = next(step for step in report["steps"] if step["step"] == "inputs")
+    assert "as asked: the run did not count every token" in inputs["found"][0]
+    assert inputs["evidence"]["run"]["input_len"] is None  # GuideLLM's summary says neither length: none is made up

@@ -23,7 +23,7 @@ from infercost.batch.background import (
 )
 from infercost.errors import InputError
 from infercost.ui.cached import catalog_json, show_input_error
-from infercost.ui.format import money, number
+from infercost.ui.format import data_table, money, number
 
 NO_PRICE = "(no pricing)"
 BACKEND_NAMES = {"http": "OpenAI-compatible HTTP server", "transformers": "In process (transformers)"}
@@ -210,9 +210,9 @@ def job_view() -> None:
     st.caption(f"Pricing: {status['budget']['pricing']['basis']}. Outputs: {status['out_dir']} "
                f"({status['shards_written']} of {status['shards_total']} shards written).")
     if status["budget_vs_actual"]:
-        st.dataframe(versus_table(status["budget_vs_actual"]), hide_index=True, key="versus")
+        data_table(versus_table(status["budget_vs_actual"]), hide_index=True, key="versus")
     else:
-        st.dataframe(budget_table(status["budget"]), hide_index=True, key="budget")
+        data_table(budget_table(status["budget"]), hide_index=True, key="budget")
     if status["files"] and status["status"] not in RUNNING:
         st.download_button("Download outputs (zip)", outputs_zip(status["out_dir"], tuple(status["files"])),
                             file_name=f"{job_id}.zip", key="download")
@@ -224,7 +224,7 @@ def stored_jobs() -> None:
     if not jobs:
         st.info("No batch jobs yet: plan one above, or `python -m infercost batch run ...`.")
         return
-    st.dataframe(pd.DataFrame(jobs), hide_index=True, key="jobs")
+    data_table(pd.DataFrame(jobs), hide_index=True, key="jobs")
     ids = [job["job_id"] for job in jobs]
     current = st.session_state.get("batch_job")
     if current in ids:  # the job just planned (or picked) is the one followed: the picker shows it, never an older one

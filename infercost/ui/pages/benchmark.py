@@ -13,7 +13,7 @@ from infercost.runner.jobs import BenchJob, comparison_rows
 from infercost.runner.soak import MIN_WINDOWS
 from infercost.runner.sweep import SweepConfig, parse_levels, run_summary
 from infercost.runner.sweep_registry import IN_PROCESS, SWEEPS, RunningSweep
-from infercost.ui.format import colour_map, show_table
+from infercost.ui.format import colour_map, data_table, show_table
 from infercost.ui.prediction import show_prediction
 
 TARGETS = {"OpenAI-compatible URL": "openai", "In process (transformers)": "transformers"}
@@ -126,7 +126,7 @@ def stored_runs() -> None:
         return
     table = pd.DataFrame(runs)[["id", "created_at", "status", "source", "backend", "model", "levels_done",
                                 "requests"]]
-    st.dataframe(table, hide_index=True)
+    data_table(table, hide_index=True)
     ids = [run["id"] for run in runs]
     chosen = st.multiselect("Runs to compare", ids, default=ids[:1], key="compare_runs")
     for run_id in chosen:  # a shape the server did not honour: the run is not of the shape it is labelled with

@@ -26,6 +26,7 @@ from infercost.ui.cached import (
 from infercost.ui.format import (
     colour_map,
     cost_bars,
+    data_table,
     fit_legend,
     id_column,
     options_shown,
@@ -205,7 +206,7 @@ if not api.empty:
     api["flags"] = [row_flags(row) for row in result["api"]]  # a missing batch tier or an overflow shows on its row
     shown = api[["model", "cost_per_day", "cost_per_month", "cost_per_call", "cost_per_million_tokens", "flags",
                  "provider", "tokenizer", "fidelity", "prompt_tokens", "price_as_of", "price_source"]]  # fmt: skip
-    st.dataframe(
+    data_table(
         shown.sort_values("cost_per_month"),
         hide_index=True,
         column_config={
@@ -235,7 +236,7 @@ if not self_host.empty:
         shown[f"vs {against}"] = [words.get(option, "–") for option in shown["option"]]  # none without a cost
     order = ["option", "cost_per_month", "range", "basis", "cost_per_million_tokens", "replicas", "gpu_hours_per_day",
              *([f"vs {against}"] if against else []), "flags", "gpu_offer"]  # fmt: skip
-    st.dataframe(shown, hide_index=True, key="self_host_table", column_order=order, column_config={
+    data_table(shown, hide_index=True, key="self_host_table", column_order=order, column_config={
         "cost_per_month": st.column_config.TextColumn("US$/month", alignment="right",
                                                       width=text_width_px(shown["cost_per_month"])),
         "range": st.column_config.TextColumn("P10–P90", width=text_width_px(shown["range"]),

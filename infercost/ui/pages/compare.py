@@ -38,7 +38,7 @@ from infercost.ui.cached import (
     tornado_bars,
     with_api_bands,
 )
-from infercost.ui.format import colour_map, cost_bars, options_columns, options_shown, show_table
+from infercost.ui.format import colour_map, cost_bars, data_table, options_columns, options_shown, show_table
 from infercost.ui.prediction import show_prediction
 from infercost.ui.same_weights import show_same_weights
 from infercost.ui.setups import (
@@ -205,7 +205,7 @@ order = ["option", "cost_per_month", "range", "basis", "cost_per_call", "cost_pe
          "flags", "gpu_offer"]  # a predicted cost beside its range and its basis, in view at 1400 px
 # as wide as the longest API id; a self-host name (model · GPUs · weights · basis) up to OPTION_MOST px, the money
 # columns still in view at 1400 px (its whole name is in the basis notes below the table)
-st.dataframe(shown, hide_index=True, key="options_table", width="stretch", column_order=order,
+data_table(shown, hide_index=True, key="options_table", width="stretch", column_order=order,
              column_config=options_columns(shown, option_most=OPTION_MOST))
 infeasible = [r["name"] for r in result["self_host"] if not r["meets_slo"]]
 if infeasible:
@@ -250,7 +250,7 @@ with volume:
             st.markdown(f"**{chosen_setup}** against **{against}**: {words[(chosen_setup, against)]} "
                         "(shaded; exact on the cost steps, searched to 1,000× today's volume).")  # fmt: skip
         evens = break_even_table(result)
-        st.dataframe(evens.pivot(index="self_host", columns="api_model", values="break_even"), key="cmp_evens",
+        data_table(evens.pivot(index="self_host", columns="api_model", values="break_even"), key="cmp_evens",
                      width="stretch")  # fmt: skip
 with same:
     if same.open:
@@ -346,7 +346,7 @@ with claims:
             st.markdown(f"What this workload needs on *{chosen_profile.name}*, rented at {rented}:")
             shown_readings = options_shown(readings, {"requests_per_s": "{:,.2f}",
                                                       "calls_per_day_per_replica": "{:,.0f}"})  # fmt: skip
-            st.dataframe(shown_readings, hide_index=True, key="cmp_claim_readings", width="stretch", column_config={
+            data_table(shown_readings, hide_index=True, key="cmp_claim_readings", width="stretch", column_config={
                 "requests_per_s": st.column_config.TextColumn("requests/s per replica", alignment="right"),
                 "calls_per_day_per_replica": st.column_config.TextColumn("calls/day per replica", alignment="right"),
                 "replicas": st.column_config.TextColumn("replicas", alignment="right"),
@@ -360,7 +360,7 @@ with claims:
                            f"{readings['calls_per_day_per_replica'].iloc[0]:,.0f} calls/day at the peak; "
                            "the claim matters beyond that volume.")  # fmt: skip
             with st.expander("Every point of the table"):
-                st.dataframe(check, hide_index=True, key="cmp_claim_table")
+                show_table(check, hide_index=True, key="cmp_claim_table")
 with band:
     if band.open:
         options = priced["option"].tolist()

@@ -9,6 +9,7 @@ from infercost.errors import InputError
 from infercost.performance.architecture import DTYPES
 from infercost.performance.models import fits_by_gpu
 from infercost.ui.cached import model_report_json, model_rows, show_input_error
+from infercost.ui.format import data_table
 
 OTHER = "Another model (Hugging Face id or config.json path)"
 CHECKPOINT = "the checkpoint's own"
@@ -78,7 +79,7 @@ if report is not None:
         for column in table.columns:
             if column.endswith(("GPU", "GPUs")):  # words, not a grey None, where the weights do not fit
                 table[column] = table[column].map(lambda v: "does not fit" if pd.isna(v) else f"{int(v):,}")
-        st.dataframe(table, hide_index=True, key="models_fits",
+        data_table(table, hide_index=True, key="models_fits",
                      column_config={"native": st.column_config.TextColumn(f"{report['dtype']} on this GPU")})
         st.caption("Concurrent sequences of that context per GPU count. Emulated: the GPU has no tensor cores for the "
                    "format, so its weights are widened to 16 bits for compute (FP4 before Blackwell).")
@@ -86,5 +87,5 @@ if report is not None:
         st.warning("The weights fit on no datasheet GPU at up to 8 GPUs.")
     with st.expander("Parameters by part and the config fields read"):
         parts = pd.DataFrame([{"part": k, "parameters": v} for k, v in report["params_by_part"].items() if v])
-        st.dataframe(parts, hide_index=True)
+        data_table(parts, hide_index=True)
         st.json(report["architecture"], expanded=False)

@@ -13,7 +13,7 @@ from infercost.pricing import ApiPrice
 from infercost.pricing.diff import review_api_upload
 from infercost.pricing.lifecycle import lifecycle, lifecycle_note
 from infercost.ui.cached import catalog_json, gpu_prices_json, show_input_error
-from infercost.ui.format import id_column
+from infercost.ui.format import data_table, id_column
 
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
 STALE_AFTER_DAYS = 90
@@ -45,12 +45,12 @@ def show_review(review: dict) -> None:
                 f"{summary['flagged']} retired or retiring, {summary['changed']} changed values, "
                 f"{summary['deliberate']} values where the catalog differs on purpose (kept).")  # fmt: skip
     if review["changed"]:
-        st.dataframe(pd.DataFrame(review["changed"]).astype(str), hide_index=True, key="review_changes")
+        data_table(pd.DataFrame(review["changed"]).astype(str), hide_index=True, key="review_changes")
     if review["added"]:
         st.caption("New: " + ", ".join(review["added"][:50]) + (" …" if len(review["added"]) > 50 else ""))
     if review["skipped"]:
         st.caption(f"{len(review['skipped'])} entries of the file left out, each with its reason:")
-        st.dataframe(pd.DataFrame(review["skipped"], columns=["entry: reason"]), hide_index=True, key="review_skipped")
+        data_table(pd.DataFrame(review["skipped"], columns=["entry: reason"]), hide_index=True, key="review_skipped")
 
 
 api_tab, gpu_tab, yours_tab = st.tabs(["API models", "GPUs", "Your prices"])
@@ -65,11 +65,11 @@ with api_tab:
                "deprecation_date", "successor", "tokenizer", "tokenizer_fidelity", "as_of", "age_days", "stale",
                "source"]  # fmt: skip
     links = {"source": st.column_config.LinkColumn(), "id": id_column("id", api["id"])}
-    st.dataframe(api[columns], hide_index=True, column_config=links, key="api_prices")
+    data_table(api[columns], hide_index=True, column_config=links, key="api_prices")
     st.caption(f"{len(api)} models from {api['provider'].nunique()} providers; US$ per 1M tokens.")
 with gpu_tab:
     gpu = with_age(gpu_prices_json())
-    st.dataframe(gpu[["id", "gpu", "provider", "kind", "price_per_hour", "gpus_per_instance", "as_of", "age_days",
+    data_table(gpu[["id", "gpu", "provider", "kind", "price_per_hour", "gpus_per_instance", "as_of", "age_days",
                       "stale", "source"]], hide_index=True,
                  column_config={"source": st.column_config.LinkColumn(), "id": id_column("id", gpu["id"])})  # fmt: skip
     st.caption("US$ per GPU-hour; multi-GPU instances divided by their GPU count.")
@@ -118,7 +118,7 @@ with yours_tab:
         if entry["id"] not in st.session_state.get("api_models", []):
             st.session_state["api_models"] = [*st.session_state.get("api_models", []), entry["id"]]
     if st.session_state["price_overrides"]:
-        st.dataframe(pd.DataFrame(st.session_state["price_overrides"]), hide_index=True, key="your_prices")
+        data_table(pd.DataFrame(st.session_state["price_overrides"]), hide_index=True, key="your_prices")
         if st.button("Clear your prices", key="clear_overrides"):
             st.session_state["price_overrides"] = []
             st.rerun()

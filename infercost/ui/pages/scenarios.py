@@ -32,7 +32,7 @@ from infercost.store import (
     save_scenario,
 )
 from infercost.ui.cached import banded_estimate_json, catalog_json, show_input_error
-from infercost.ui.format import colour_map, fit_legend, options_shown, text_width_px
+from infercost.ui.format import colour_map, data_table, fit_legend, options_shown, text_width_px
 from infercost.ui.state import WORKLOAD_DEFAULTS, init_state, profile_document
 
 FLASH = "scenario_flash"  # a message that survives the rerun after a change to the list
@@ -154,7 +154,7 @@ st.subheader("Saved scenarios")
 if not saved:
     st.info("No saved scenarios yet: name the current form above and save it.")
     st.stop()
-st.dataframe(pd.DataFrame([summary_row(s) for s in saved]), hide_index=True, key="scenario_table")
+data_table(pd.DataFrame([summary_row(s) for s in saved]), hide_index=True, key="scenario_table")
 chosen = st.selectbox("Scenario", names, key="scenario_selected")
 profile = next(s["profile"] for s in saved if s["name"] == chosen)
 load, copy, rename, delete = st.columns(4)
@@ -187,7 +187,7 @@ for scenario in picked:
 comparison = compare_scenarios(estimates)
 shown = options_shown(comparison[SHOWN])
 widths = {column: {**MONEY[column], "width": text_width_px(shown[column])} for column in MONEY}  # never cut a value
-st.dataframe(shown, hide_index=True, column_config=widths, key="comparison_table")
+data_table(shown, hide_index=True, column_config=widths, key="comparison_table")
 bars = comparison.dropna(subset=["cost_per_month"])
 figure = px.bar(bars, x="option", y="cost_per_month", color="scenario", barmode="group",
                 color_discrete_map=colour_map(bars["scenario"]),

@@ -22,7 +22,7 @@ from infercost.tokenizers import (
 )
 from infercost.tokenizers.chat import prompt_like_first, roles_in_jsonl
 from infercost.ui.cached import catalog_json
-from infercost.ui.format import colour_map, show_table
+from infercost.ui.format import colour_map, data_table, show_table
 
 UPLOAD_TYPES = ["txt", "jsonl", "ndjson", "json", "csv", "tsv", "parquet"]
 NO_FIELD = "(none)"
@@ -124,7 +124,7 @@ st.caption("A token is not a character: each model counts with its own tokenizer
            "Counts here are the libraries' own (tiktoken, tokenizers, mistral-common), offline.")
 
 with st.expander("Tokenizers", expanded=False):
-    st.dataframe(pd.DataFrame([dataclasses.asdict(i) for i in list_tokenizers()]), hide_index=True)
+    data_table(pd.DataFrame([dataclasses.asdict(i) for i in list_tokenizers()]), hide_index=True)
     st.text_input("Another tokenizer (Hugging Face repo id, local directory or tiktoken encoding)",
                   key="extra_tokenizer",
                   help="Loaded from the local cache, or the Hub when it is reachable; offline you get a clear message.")
@@ -140,7 +140,7 @@ if text:
     except InputError as error:
         show_error(error)
     else:
-        st.dataframe(counts, hide_index=True, key="prompt_counts")
+        data_table(counts, hide_index=True, key="prompt_counts")
 
 # --- languages --------------------------------------------------------------------------------------------------
 st.subheader("Languages")
@@ -150,7 +150,7 @@ table = languages_frame()
 measure = st.radio("Show", ["multiplier_vs_english", "tokens_per_char"], horizontal=True, key="language_measure")
 wide = table.pivot(index="language_name", columns="tokenizer", values=measure).reindex(
     [LANGUAGE_NAMES[code] for code in LANGUAGE_NAMES])
-st.dataframe(wide.style.format("{:.2f}", na_rep="–"), key="language_table")
+data_table(wide.style.format("{:.2f}", na_rep="–"), key="language_table")
 st.altair_chart(language_chart(table, measure), key="language_chart")
 
 # --- a corpus ---------------------------------------------------------------------------------------------------
@@ -241,7 +241,7 @@ if results:
     st.plotly_chart(histogram, key="corpus_histogram")
     if prompt.skipped:
         with st.expander(f"Skipped records ({prompt.skipped_count:,})"):
-            st.dataframe(pd.DataFrame([dataclasses.asdict(s) for s in prompt.skipped]), hide_index=True)
+            data_table(pd.DataFrame([dataclasses.asdict(s) for s in prompt.skipped]), hide_index=True)
     use = st.selectbox("Tokenizer for the workload", list(prompt.stats), key="distribution_tokenizer")
     if st.button("Use this distribution in the workload", key="use_distribution"):
         carry_into_workload(results, use)
