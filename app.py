@@ -5,6 +5,7 @@ import streamlit as st
 from infercost.errors import InputError
 from infercost.scenarios import apply_query_params, form_in_url
 from infercost.store import describe
+from infercost.ui.format import show_every_tag
 from infercost.ui.state import WORKLOAD_DEFAULTS, keep_widget_state, profile_document
 
 st.set_page_config(page_title="infercost", page_icon=":material/payments:", layout="wide")
@@ -24,6 +25,7 @@ pages = [
     st.Page("infercost/ui/pages/batch.py", title="Batch jobs", icon=":material/dynamic_feed:"),
     st.Page("infercost/ui/pages/methodology.py", title="Methodology", icon=":material/functions:"),
 ]
+show_every_tag()  # on every page: Compare's setups picker cut its fifth tag on a phone
 st.sidebar.caption(f"Store: {describe()}")  # which database this app reads and writes (never its password)
 st.navigation(pages).run()
 if all(key in st.session_state for key in WORKLOAD_DEFAULTS):  # once a page has set the form up

@@ -168,6 +168,11 @@ def fit_legend(figure: Any, entries: int | None = None) -> Any:
     return figure
 
 
+# Labels up to 400 px on a wide screen, a third of the chart on a phone: at 390 px the labels took the whole width
+# and left the bars none (a cut label keeps its whole text in the tooltip).
+BAR_LABEL_LIMIT = "min(400, containerSize()[0] / 3)"
+
+
 def cost_bars(frame: pd.DataFrame, *, value: str = "cost_per_month", label: str = "option",
               colour: str | None = None, title: str = "US$ per month") -> Any:
     """Horizontal bars, cheapest on top, drawn with Vega-Lite (Streamlit's own charts).
@@ -180,7 +185,7 @@ def cost_bars(frame: pd.DataFrame, *, value: str = "cost_per_month", label: str 
     colours = colour_map(frame[colour]) if colour else None
     encoding: dict[str, Any] = {
         "x": alt.X(value, title=title),
-        "y": alt.Y(label, sort="x", title=None, axis=alt.Axis(labelLimit=400)),
+        "y": alt.Y(label, sort="x", title=None, axis=alt.Axis(labelLimit=alt.ExprRef(BAR_LABEL_LIMIT))),
         "tooltip": [label, alt.Tooltip(value, format="$,.2f"), *([colour] if colour else []),
                     # a predicted self-host cost is never shown without its P10–P90 and its basis
                     *([alt.Tooltip("range", title="P10–P90")] if "range" in frame else []),

@@ -27,3 +27,30 @@ def test_every_model_tag_shows_on_a_phone(browser, app_url, tmp_path):
         assert box["scroll"] <= box["client"] and max(box["inner"], default=0) <= 1, box  # nothing scrolled away
     finally:
         context.close()
+
+
+LABEL_SHARE = """() => {
+    const chart = document.querySelector('[data-testid=stVegaLiteChart] svg');
+    const labels = [...chart.querySelectorAll('.role-axis-label text')].map(t => t.getBBox().width);
+    return {chart: chart.getBoundingClientRect().width, widest: Math.max(...labels)};
+}"""
+
+
+def test_compare_on_a_phone_shows_every_setup_tag_and_bars_beside_their_labels(browser, app_url, tmp_path):
+    """At 390 px Compare's setups picker cut its fifth tag, and the bar chart's labels (up to 400 px) took the whole
+    width, leaving the bars none."""
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    try:
+        page.goto(f"{app_url}/compare")
+        page.get_by_text("Every option, one table").wait_for(timeout=120_000)
+        page.locator("[data-testid=stVegaLiteChart] svg .role-axis-label text").first.wait_for(timeout=120_000)
+        boxes = page.evaluate(TAG_BOXES)
+        assert boxes and all(b["scroll"] <= b["client"] and max(b["inner"], default=0) <= 1 for b in boxes), boxes
+        chart = page.get_by_test_id("stVegaLiteChart").first
+        chart.scroll_into_view_if_needed()
+        shot(chart, tmp_path, "phone-compare-bars.png")
+        share = page.evaluate(LABEL_SHARE)
+        assert share["widest"] <= share["chart"] / 3 + 2, share
+    finally:
+        context.close()

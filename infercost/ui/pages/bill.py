@@ -30,7 +30,6 @@ from infercost.ui.format import (
     fit_legend,
     id_column,
     options_shown,
-    show_every_tag,
     text_width_px,
 )
 from infercost.ui.setups import (
@@ -82,7 +81,6 @@ with st.container(border=True):
                        help="Share of prompt tokens written to the cache (priced at the cache-write "
                             "rate).")  # fmt: skip
     right.toggle("Batch API", key="batch", help="Use batch prices; models without a batch tier are flagged.")
-    show_every_tag()
     st.multiselect("Models", model_ids, key="api_models", help="Prices come from the catalog (see Prices).")
     show_corpus_note(st.session_state)
 

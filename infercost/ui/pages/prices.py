@@ -58,8 +58,11 @@ with api_tab:
     api = with_lifecycle(with_age(catalog_json()))
     flagged = api[api["lifecycle"] != "current"]
     if len(flagged):
-        st.warning(f"{len(flagged)} models are retired or retire within 30 days; they stay for old scenarios:\n\n"
-                   + "\n".join(f"- **{row.id}**: {row.lifecycle_note}" for row in flagged.itertuples()))  # fmt: skip
+        # the headline in view and the list a click away: fifteen lines pushed the table off a phone's screen
+        st.warning(f"{len(flagged)} models are retired or retire within 30 days; they stay for old scenarios (the "
+                   "lifecycle column marks them).", icon="⚠️")  # fmt: skip
+        with st.expander(f"The {len(flagged)} models and their successors"):
+            st.markdown("\n".join(f"- **{row.id}**: {row.lifecycle_note}" for row in flagged.itertuples()))
     columns = ["id", "provider", "lifecycle", "input_per_mtok", "output_per_mtok", "cached_input_per_mtok",
                "cache_write_per_mtok", "batch_input_per_mtok", "batch_output_per_mtok", "long_context_threshold",
                "deprecation_date", "successor", "tokenizer", "tokenizer_fidelity", "as_of", "age_days", "stale",
