@@ -30,7 +30,7 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 EMPTY_PAGE = 'import streamlit as st\n\nst.title("Empty")\n'
 TITLES = {"": "Workload and bill", "compare": "Compare APIs and self-hosting", "tokens": "Tokens",
           "benchmark": "Benchmark", "scenarios": "Scenarios", "methodology": "Methodology", "batch": "Batch jobs",
-          "prices": "Prices"}  # fmt: skip
+          "prices": "Prices", "models": "Models"}  # fmt: skip
 CHARTS = {"": 1, "compare": 1, "tokens": 1}  # charts a page shows when it is done (a run can pause between reruns)
 # Done: the script run is over and every chart on screen has drawn its SVG.
 DONE_JS = """([title, charts]) => {
