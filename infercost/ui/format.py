@@ -171,6 +171,8 @@ def fit_legend(figure: Any, entries: int | None = None) -> Any:
 # Labels up to 400 px on a wide screen, a third of the chart on a phone: at 390 px the labels took the whole width
 # and left the bars none (a cut label keeps its whole text in the tooltip).
 BAR_LABEL_LIMIT = "min(400, containerSize()[0] / 3)"
+# A chart's legend in one row on a wide screen, three entries a row on a phone: one row ran off its right edge there.
+LEGEND_COLUMNS = "containerSize()[0] < 600 ? 3 : 0"
 
 
 def cost_bars(frame: pd.DataFrame, *, value: str = "cost_per_month", label: str = "option",
@@ -193,7 +195,8 @@ def cost_bars(frame: pd.DataFrame, *, value: str = "cost_per_month", label: str 
     }
     if colours:
         encoding["color"] = alt.Color(colour, scale=alt.Scale(domain=list(colours), range=list(colours.values())),
-                                      legend=alt.Legend(orient="bottom", title=None))  # fmt: skip
+                                      legend=alt.Legend(orient="bottom", title=None,
+                                                        columns=alt.ExprRef(LEGEND_COLUMNS)))  # fmt: skip
     return alt.Chart(frame).mark_bar().encode(**encoding).properties(height=alt.Step(24))  # a readable row per option
 
 

@@ -54,3 +54,28 @@ def test_compare_on_a_phone_shows_every_setup_tag_and_bars_beside_their_labels(b
         assert share["widest"] <= share["chart"] / 3 + 2, share
     finally:
         context.close()
+
+
+LEGEND_FITS = """() => {
+    const chart = document.querySelector('[data-testid=stVegaLiteChart]');
+    const box = chart.getBoundingClientRect();
+    const right = Math.max(...[...chart.querySelectorAll('.role-legend-label text')]
+        .map(t => t.getBoundingClientRect().right));
+    return {chart_right: box.right, legend_right: right};
+}"""
+
+
+def test_the_languages_chart_legend_wraps_on_a_phone(browser, app_url, tmp_path):
+    """Six tokenizers in one legend row ran off the chart's right edge at 390 px (mistral-tekken and llama3 cut)."""
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    try:
+        page.goto(f"{app_url}/tokens")
+        page.locator("[data-testid=stVegaLiteChart] .role-legend-label text").first.wait_for(timeout=120_000)
+        chart = page.get_by_test_id("stVegaLiteChart").first
+        chart.scroll_into_view_if_needed()
+        shot(chart, tmp_path, "phone-tokens-legend.png")
+        fits = page.evaluate(LEGEND_FITS)
+        assert fits["legend_right"] <= fits["chart_right"] + 1, fits
+    finally:
+        context.close()

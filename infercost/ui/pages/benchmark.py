@@ -56,17 +56,21 @@ def soak_form() -> None:
 def sweep_form() -> None:
     st.radio("Target", list(TARGETS), key="bench_target", horizontal=True)
     in_process = TARGETS[st.session_state["bench_target"]] == "transformers"
+    # a row of two per pair: on a phone the columns stack, and a pair (input and output tokens) stays together
     left, right = st.columns(2)
     left.text_input("Base URL", key="bench_base_url", value="http://127.0.0.1:8000/v1", disabled=in_process)
     right.text_input("Model", key="bench_model", value="random:tiny-llama" if in_process else "",
                      help="the server's model name, or random:<architecture> / a model directory in process")
+    left, right = st.columns(2)
     left.selectbox("API", ["completions", "chat"], key="bench_api", disabled=in_process)
     right.text_input("API key environment variable", key="bench_api_key_env", value="OPENAI_API_KEY",
                      disabled=in_process,
                      help="the key is read from this variable and never stored")
+    left, right = st.columns(2)
     left.text_input("Concurrency (batch sizes in process)", key="bench_concurrency", value="1,5,20,50")
     right.number_input("Requests per level", key="bench_requests", min_value=1, max_value=100_000, value=20,
                        disabled=bool(st.session_state.get("bench_soak")), help="a soak sends for its duration instead")
+    left, right = st.columns(2)
     left.number_input("Input tokens", key="bench_input_tokens", min_value=1, max_value=1_000_000, value=128)
     right.number_input("Output tokens", key="bench_output_tokens", min_value=1, max_value=100_000, value=64)
     st.checkbox("In process: CPU only", key="bench_cpu_only", value=True, disabled=not in_process)

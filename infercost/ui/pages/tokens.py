@@ -22,7 +22,7 @@ from infercost.tokenizers import (
 )
 from infercost.tokenizers.chat import prompt_like_first, roles_in_jsonl
 from infercost.ui.cached import catalog_json
-from infercost.ui.format import colour_map, data_table, show_table
+from infercost.ui.format import LEGEND_COLUMNS, colour_map, data_table, show_table
 
 UPLOAD_TYPES = ["txt", "jsonl", "ndjson", "json", "csv", "tsv", "parquet"]
 NO_FIELD = "(none)"
@@ -82,7 +82,7 @@ def language_chart(table: pd.DataFrame, measure: str):
                 axis=alt.Axis(labelAngle=-40, labelLimit=200, labelOverlap=False)), xOffset="tokenizer",
         y=alt.Y(measure, title=measure.replace("_", " ")),
         color=alt.Color("tokenizer", scale=alt.Scale(domain=list(colours), range=list(colours.values())),
-                        legend=alt.Legend(orient="bottom", title=None)),
+                        legend=alt.Legend(orient="bottom", title=None, columns=alt.ExprRef(LEGEND_COLUMNS))),
         tooltip=["language_name", "tokenizer", alt.Tooltip(measure, format=".2f")],
     )  # fmt: skip
     if measure != "tokens_per_char":
