@@ -184,14 +184,27 @@ def profile_from_run(run: dict[str, Any]) -> ThroughputProfile:
         engine=str((run.get("engine") or {}).get("name") or run["backend"]),
         dtype=str((run.get("engine") or {}).get("dtype") or run.get("config", {}).get("dtype") or ""),
         basis="measured",
-        input_len=first.get("input_len"),
-        output_len=first.get("output_len"),
+        input_len=_processed_length(by_level, "input") or first.get("input_len"),
+        output_len=_processed_length(by_level, "output") or first.get("output_len"),
         points=points,
         source=run.get("source", "infercost"),
         as_of=str(run.get("created_at", ""))[:10],
         run_id=run["id"],
         fingerprint=hardware,
     )
+
+
+def _processed_length(by_level: dict[int, list[dict[str, Any]]], what: str) -> float | None:
+    """The median over levels of the ``what`` ("input"/"output") tokens per request the server counted, where every
+    level counted them: a server that tokenizes a 128-word prompt as 654 tokens was measured at 654, and the engine
+    model must carry its points from there (the run's summary warns of the difference). None where it did not count
+    (an imported run), and the lengths asked for stand."""
+    total = f"total_{what}_tokens"
+    counted = [s[total] / s["completed"] for level in by_level.values() for s in level
+               if isinstance(s.get(total), int | float) and s[total] > 0 and s.get("completed")]  # fmt: skip
+    if len(counted) < sum(len(level) for level in by_level.values()):
+        return None
+    return float(statistics.median(counted))
 
 
 def _hardware_name(fingerprint: dict[str, Any]) -> str:

@@ -48,7 +48,7 @@ def _inputs(run: Mapping[str, Any], levels: Sequence[Mapping[str, Any]], against
     if mismatched:
         found.append(f"{mismatched} requests returned another output length than was forced")
     if against is None:
-        could_not.append("a claim's shape: give --against CLAIM_OR_RUN")
+        could_not.append("a claim's shape: name a claim or run to compare against (the page's field; --against)")
         return _step("inputs", "Inputs: model, precision, input and output length", found, could_not, run=shape)
     found += _compare_shape(shape, against)
     return _step("inputs", "Inputs: model, precision, input and output length", found, could_not, run=shape,

@@ -115,3 +115,30 @@ def test_another_shape_is_carried_by_the_fitted_model_and_says_so():
     c = short["operating_point"]["concurrency"]
     assert short["operating_point"]["request_throughput"] > 2.5 * published[c]
     assert long["operating_point"]["request_throughput"] < published[long["operating_point"]["concurrency"]]
+
+
+def test_a_stored_run_is_a_profile_at_the_lengths_the_server_counted():
+    """The project's own server counts a 128-word prompt as ~650 tokens: the run measured 650, and a profile labelled
+    128 made the engine model carry its points from the wrong shape (and the chart said "measured (128/16)")."""
+    from infercost import store
+    from infercost.performance.profiles import profile_from_run
+
+    db = store.connect()
+    try:
+        run_id = store.create_run(db, backend="openai", model="m", config={}, hardware={"cpu": "test cpu"}, engine={},
+                                  status="done")  # fmt: skip
+        store.plan_levels(db, run_id, [(0, 0, "concurrency", 1), (1, 0, "concurrency", 4)])
+        for idx, counted_in in ((0, 650 * 10), (1, 660 * 10)):
+            store.finish_level(db, run_id, idx, 0, {"completed": 10, "request_throughput": 2.0,
+                                                     "output_throughput": 32.0, "input_len": 128, "output_len": 16,
+                                                     "total_input_tokens": counted_in, "total_output_tokens": 160})
+        counted = profile_from_run(store.get_run(db, run_id))
+        imported = store.create_run(db, backend="openai", model="m", config={}, hardware={}, engine={}, status="done")
+        store.plan_levels(db, imported, [(0, 0, "concurrency", 1)])
+        store.finish_level(db, imported, 0, 0, {"completed": 10, "request_throughput": 2.0, "input_len": 128,
+                                                "output_len": 16})  # a run that counted no tokens keeps what it asked
+        asked = profile_from_run(store.get_run(db, imported))
+    finally:
+        db.close()
+    assert (counted.input_len, counted.output_len) == (655.0, 16.0)
+    assert (asked.input_len, asked.output_len) == (128, 16)
