@@ -31,8 +31,9 @@ def opened(page: str, tab: str | None) -> AppTest:
 
 
 def raw_floats(values) -> list[float]:
-    """Values that a table would draw with more than two decimals: a figure to its last bit, not to its precision."""
-    return [v for v in values if abs(v - round(v, 2)) > 1e-9 and abs(v) >= 0.01][:3]
+    """Values a table would draw to their last bit (53.82131324004306, 0.0004871999999999999) rather than to their
+    precision: more than four significant digits after the point."""
+    return [v for v in values if abs(v - round(v, 2)) > 1e-9 and float(f"{v:.4g}") != v][:3]
 
 
 @pytest.mark.parametrize(("page", "tab"), VIEWS, ids=[f"{p}{'-' + t if t else ''}" for p, t in VIEWS])
@@ -56,13 +57,13 @@ def test_no_table_shows_a_grey_none_or_a_raw_float(page, tab):
 
 
 STORED_VIEWS = [("benchmark.py", None), ("scenarios.py", None), ("compare.py", "Check a speed claim"),
-                ("compare.py", "Predicted against measured"), ("bill.py", None)]
+                ("compare.py", "Predicted against measured"), ("bill.py", None), ("batch.py", None)]
 
 
 @pytest.mark.parametrize(("page", "tab"), STORED_VIEWS, ids=[f"{p}{'-' + t if t else ''}" for p, t in STORED_VIEWS])
-def test_tables_of_stored_runs_and_scenarios_read_cleanly_too(page, tab):
-    """A person's own runs and scenarios, where a table has a row for each: a run whose level has no TTFT, a scenario
-    with and without a self-host setup."""
+def test_tables_of_stored_runs_and_scenarios_read_cleanly_too(page, tab, tmp_path):
+    """A person's own runs, scenarios and batch jobs, where a table has a row for each: a run whose level has no TTFT,
+    a scenario with and without a self-host setup, a planned batch job."""
     from infercost import store
     from tests.ui.test_runs_reach_pages import finished_run
 
@@ -78,4 +79,15 @@ def test_tables_of_stored_runs_and_scenarios_read_cleanly_too(page, tab):
                                                                                   "gpu": "H100 SXM"}}}]})  # fmt: skip
     finally:
         db.close()
+    planned_batch_job(tmp_path)
     test_no_table_shows_a_grey_none_or_a_raw_float(page, tab)
+
+
+def planned_batch_job(tmp_path: Path) -> str:
+    """A job planned (its budget counted and priced), nothing sent: the Batch page lists it and follows it."""
+    from infercost import batch
+    from tests.batch.conftest import write_batch_file
+
+    source = write_batch_file(tmp_path / "requests.jsonl", 101, seed=101)  # a budget of $0.0006730499999999999
+    config = batch.JobConfig(base_url="http://127.0.0.1:9/v1", model="m", out_dir=str(tmp_path / "out"))
+    return batch.create_job(source, config, price="gpt-4o-mini")["job_id"]

@@ -70,10 +70,12 @@ def engine_form() -> None:
     right.text_input("Model", key="model", placeholder="random:tiny-llama" if in_process else None,
                      help="the server's model name (replaces each body's model); in process: random:<architecture> "
                           "or a model directory")  # fmt: skip
+    left, right = st.columns(2)  # a row per pair: on a phone the columns stack and a pair stays together
     executor = left.selectbox("Executor", batch.EXECUTORS, key="executor",
                               format_func=lambda e: EXECUTOR_NAMES.get(e, e),
                               help="Ray: shards as Ray tasks; in process, the model in Ray actors")  # fmt: skip
     right.text_input("Ray address (empty: a local Ray instance)", key="address", disabled=executor != "ray")
+    left, right = st.columns(2)
     left.number_input("Ray actors, each loading the model", key="actors", min_value=1, max_value=1024, value=1,
                       disabled=not in_process)  # fmt: skip
     right.checkbox("One GPU per actor", key="gpus", disabled=not in_process)
@@ -93,8 +95,10 @@ def new_job_form() -> None:
     prices = [NO_PRICE] + sorted(entry["id"] for entry in catalog_json())
     left.selectbox("Price as", prices, key="price", help="a catalog model's per-token prices, and its tokenizer")
     right.number_input("Cost cap, USD (0: none)", key="max_cost", min_value=0.0, value=0.0, step=1.0)
+    left, right = st.columns(2)
     left.number_input("Concurrency", key="concurrency", min_value=1, max_value=1024, value=16)
     right.number_input("Records per shard", key="shard_size", min_value=1, max_value=1_000_000, value=1000)
+    left, right = st.columns(2)
     left.text_input("Output folder", key="out_dir", value=str(default_out_dir()))
     right.number_input("max_tokens where a record sets none (0: leave unset)", key="max_tokens", min_value=0,
                        value=0)
@@ -224,7 +228,12 @@ def stored_jobs() -> None:
     if not jobs:
         st.info("No batch jobs yet: plan one above, or `python -m infercost batch run ...`.")
         return
-    data_table(pd.DataFrame(jobs), hide_index=True, key="jobs")
+    table = pd.DataFrame(jobs)
+    for column in ("budget_cost", "actual_cost"):  # dollars to the cent, or to two digits below one (-> "$0.00067")
+        table[column] = table[column].map(lambda v: money(v) if v is not None and pd.notna(v) else "–")
+    data_table(table, hide_index=True, key="jobs", column_config={
+        "budget_cost": st.column_config.TextColumn("budget (US$)", alignment="right"),
+        "actual_cost": st.column_config.TextColumn("actual (US$)", alignment="right")})
     ids = [job["job_id"] for job in jobs]
     current = st.session_state.get("batch_job")
     if current in ids:  # the job just planned (or picked) is the one followed: the picker shows it, never an older one
