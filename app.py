@@ -27,11 +27,21 @@ pages = [
 ]
 show_every_tag()  # on every page: Compare's setups picker cut its fifth tag on a phone
 st.sidebar.caption(f"Store: {describe()}")  # which database this app reads and writes (never its password)
-st.navigation(pages).run()
-if all(key in st.session_state for key in WORKLOAD_DEFAULTS):  # once a page has set the form up
-    try:  # the address bar carries the form, so a reload or a bookmark opens it as it was left
+
+
+def keep_form_in_url() -> None:
+    """The address bar carries the form, so a reload or a bookmark opens it as it was left."""
+    if not all(key in st.session_state for key in WORKLOAD_DEFAULTS):  # no page has set the form up yet
+        return
+    try:
         query = form_in_url(st.session_state, profile_document(st.session_state), st.query_params)
     except InputError:
         query = None  # a value the URL cannot carry (the form shows its own error): the address keeps the last one
     if query is not None:
         st.query_params.from_dict(query)
+
+
+page = st.navigation(pages)
+keep_form_in_url()  # before the page: one that ends early (st.stop(), as Scenarios does below two saved) never
+page.run()  # returns here, and a page switch had cleared the address (a reload there lost the form)
+keep_form_in_url()  # and after it, for what the page itself changed in this run

@@ -42,3 +42,18 @@ def test_a_report_downloaded_under_a_scenario_name_is_titled_with_it(page):
     report = open(download.value.path(), encoding="utf-8").read()
     assert "Scenario: support-bot-zh-250k" in report
     assert "my-workload" not in report
+
+
+def test_the_form_survives_a_reload_on_a_page_that_stops_early(page):
+    """The Scenarios page ends its run early (``st.stop()``) until two scenarios are saved: the address bar was then
+    never written, so a reload there put 500,000 calls/day back to 100,000 (a persona walk found it)."""
+    page.get_by_text("Cheapest API per month").wait_for(timeout=WAIT_MS)
+    set_number(page, "Calls per day", "500000")
+    go_to(page, "Scenarios")
+    page.get_by_text("No saved scenarios yet").wait_for(timeout=WAIT_MS)
+    assert "calls_per_day=500000" in page.url, page.url
+    page.reload()
+    page.get_by_role("heading", name="Scenarios").first.wait_for(timeout=WAIT_MS)
+    settle(page)
+    go_to(page, "Workload and bill")
+    expect(page.get_by_label("Calls per day", exact=True)).to_have_value("500000")
