@@ -136,6 +136,8 @@ with st.expander("Add a self-host setup (rented or owned)"):
         price, note = owned_price(hardware)
         st.caption(f"{note} = **${price:.2f} per GPU-hour**")
         label += " · owned"
+    st.caption("A setup added here is compared for this session: a saved scenario or a link keeps the workload "
+               "and the setup included on *Workload and bill*, so set one there to keep it.")
     if st.button("Add setup", key="cmp_add"):
         label = unique_name(label, [setup["name"] for setup in s["compare_setups"]])
         s["compare_setups"] = [*s["compare_setups"], setup_spec(label, throughput, price, {}, gpu=gpu, offer=offer)]
