@@ -30,18 +30,19 @@ def main() -> None:
     args = parser.parse_args()
     catalog = bundled_api_prices()
     for throughput in (p for p in bundled_profiles() if p.calibration_set):  # not the thousand held-out tables
+        setup = {"name": "s", "throughput": {"run": throughput.id}, "slo": DEFAULT_SLO,
+                 "gpu_price_per_hour": rented_price(throughput.hardware)[0]}
         profile = parse_profile({"calls_per_day": 100_000, "prompt_tokens": 1200, "output_tokens": 300,
-                                 "retry_rate": 0.05, "self_host": [{"name": "s", "throughput": {"run": throughput.id},
-                                 "slo": DEFAULT_SLO, "gpu_price_per_hour": rented_price(throughput.hardware)[0]}]})  # fmt: skip
+                                 "retry_rate": 0.05, "self_host": [setup]})
         resolved = resolve_setup(profile, profile.self_host[0], 0, None)
         per_call = [api_cost_at(profile, price)(1.0) for price in catalog]
         attempts = float(resolved.volumes.attempts_per_day) / profile.calls_per_day
 
-        def exact(resolved=resolved, per_call=per_call, attempts=attempts):
+        def exact(resolved=resolved, per_call=per_call, attempts=attempts, profile=profile):
             step = self_host_step_cost(resolved.setup, attempts, profile.days_per_month, 1e8)
             return [break_even_regions(c, step) for c in per_call]
 
-        def scan(resolved=resolved, per_call=per_call):
+        def scan(resolved=resolved, per_call=per_call, profile=profile):
             grid = np.geomspace(1, 1e8, args.scan_points)
             cost = np.array([self_host_cost_at(profile, resolved)(float(n)) for n in grid])
             return [cost <= c * grid for c in per_call]

@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from collections import defaultdict
 
 from bench.prediction_accuracy import ENGINE_MODEL_DOC, replace_between
@@ -42,7 +41,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.write_docs and not args.write:
         write_docs(json.loads(HELD_OUT_ERROR_PATH.read_text(encoding="utf-8")))
         return 0
-    started = time.perf_counter()
     profiles = [p for p in held_out_profiles() if p.closed_loop]
     refused: dict[str, int] = defaultdict(int)
     for profile in profiles:

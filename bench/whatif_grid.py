@@ -18,7 +18,8 @@ from infercost.costmodel import TokenPrices, Workload, api_bill, whatif_costs
 
 PRICES = TokenPrices(2.5, 10.0, cached_input_per_mtok=1.25, long_context_threshold=200_000,
                      long_context_input_per_mtok=5.0, long_context_output_per_mtok=15.0)  # fmt: skip
-BASE = Workload(calls_per_day=100_000, prompt_tokens=1200, output_tokens=300, retry_rate=0.05, cached_prompt_fraction=0.3)
+BASE = Workload(calls_per_day=100_000, prompt_tokens=1200, output_tokens=300, retry_rate=0.05,
+                cached_prompt_fraction=0.3)
 
 
 def median_seconds(function, repeats: int) -> float:
@@ -49,7 +50,8 @@ def main() -> None:
 
     loop_s = median_seconds(one_at_a_time, max(1, args.repeats // 3))
     print(f"variants: {variants:,}")
-    print(f"vectorized grid: {grid_s * 1e3:.2f} ms (median of {args.repeats}), {grid_s / variants * 1e9:.0f} ns per variant")
+    print(f"vectorized grid: {grid_s * 1e3:.2f} ms (median of {args.repeats}), "
+          f"{grid_s / variants * 1e9:.0f} ns per variant")
     print(f"baseline, one bill at a time: {loop_s * 1e3:.1f} ms, {loop_s / variants * 1e6:.1f} µs per variant")
     print(f"speed-up of the grid over the baseline: {loop_s / grid_s:.0f}x")
 
