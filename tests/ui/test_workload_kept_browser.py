@@ -49,8 +49,9 @@ def test_the_form_survives_a_reload_on_a_page_that_stops_early(page):
     never written, so a reload there put 500,000 calls/day back to 100,000 (a persona walk found it)."""
     page.get_by_text("Cheapest API per month").wait_for(timeout=WAIT_MS)
     set_number(page, "Calls per day", "500000")
-    go_to(page, "Scenarios")  # it stops early with no scenario saved, or fewer than two picked to compare
-    page.get_by_text("The current form", exact=True).wait_for(timeout=WAIT_MS)  # (the app's store is shared by the session)
+    # it stops early with no scenario saved, or fewer than two picked to compare (the store is the session app's)
+    go_to(page, "Scenarios")
+    page.get_by_text("The current form", exact=True).wait_for(timeout=WAIT_MS)
     settle(page)
     assert "calls_per_day=500000" in page.url, page.url
     page.reload()
