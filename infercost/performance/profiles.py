@@ -25,6 +25,7 @@ from infercost.performance.models import find_bundled
 from infercost.performance.roofline import DTYPE_ALIASES, DTYPE_BYTES, ModelShape
 from infercost.performance.roofline import model_shape as shape_of
 from infercost.performance.validation import OfflineTable, Table, dtype_width
+from infercost.runner.metrics import counted_per_request
 
 BUNDLED_KINDS = ("measured", "published")
 POINT_FIELDS = ("concurrency", "request_throughput", "output_throughput", "total_token_throughput")
@@ -199,12 +200,8 @@ def _processed_length(by_level: dict[int, list[dict[str, Any]]], what: str) -> f
     level counted them: a server that tokenizes a 128-word prompt as 654 tokens was measured at 654, and the engine
     model must carry its points from there (the run's summary warns of the difference). None where it did not count
     (an imported run), and the lengths asked for stand."""
-    total = f"total_{what}_tokens"
-    counted = [s[total] / s["completed"] for level in by_level.values() for s in level
-               if isinstance(s.get(total), int | float) and s[total] > 0 and s.get("completed")]  # fmt: skip
-    if len(counted) < sum(len(level) for level in by_level.values()):
-        return None
-    return float(statistics.median(counted))
+    counted = counted_per_request([s for level in by_level.values() for s in level], what)
+    return float(statistics.median(counted)) if counted else None
 
 
 def _hardware_name(fingerprint: dict[str, Any]) -> str:

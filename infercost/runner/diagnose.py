@@ -16,6 +16,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from infercost.runner.metrics import counted_per_request
+
 SHAPE_TOLERANCE = 0.2  # input or output length more than 20% off the claim's: not the same test
 QUEUEING_TTFT_GROWTH = 2.0  # TTFT at the top level over the lowest one: requests wait for a slot past this
 
@@ -58,12 +60,10 @@ def _inputs(run: Mapping[str, Any], levels: Sequence[Mapping[str, Any]], against
 def _mean_length(levels: Sequence[Mapping[str, Any]], what: str) -> tuple[float | None, bool]:
     """The mean ``what`` ("input"/"output") tokens per request as the server counted them, and True; where a level
     did not count them (a run imported from elsewhere), the length it asked for, and False."""
-    done = [lv for lv in levels if lv.get("completed")]
-    total = f"total_{what}_tokens"
-    counted = [lv[total] / lv["completed"] for lv in done if lv.get(total) is not None]
-    if len(counted) == len(done):
+    counted = counted_per_request(levels, what)
+    if counted is not None:
         return (sum(counted) / len(counted) if counted else None), True
-    asked = [float(lv[f"{what}_len"]) for lv in done if lv.get(f"{what}_len")]
+    asked = [float(lv[f"{what}_len"]) for lv in levels if lv.get("completed") and lv.get(f"{what}_len")]
     return (sum(asked) / len(asked) if asked else None), False
 
 

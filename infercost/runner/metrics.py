@@ -86,6 +86,17 @@ def calculate_metrics(records: Sequence[Any], *, slo_ms: Mapping[str, float] | N
 SHAPE_TOLERANCE = 0.2  # a mean token count this far from the one asked for is another shape, not noise
 
 
+def counted_per_request(levels: Iterable[Mapping[str, Any]], what: str) -> list[float] | None:
+    """The ``what`` ("input"/"output") tokens per request the server counted, one value per completed level (level
+    summaries, as ``calculate_metrics`` gives them); None where a completed level did not count them (an imported
+    run), so a caller falls back to the lengths asked for rather than mix the two."""
+    done = [lv for lv in levels if lv.get("completed")]
+    total = f"total_{what}_tokens"
+    if any(lv.get(total) is None for lv in done):
+        return None
+    return [lv[total] / lv["completed"] for lv in done]
+
+
 def shape_warnings(levels: Sequence[Mapping[str, Any]]) -> list[str]:
     """Where the server processed another token shape than the sweep asked for (its usage counts the prompt with its
     own tokenizer, or it stops early): the run then measures that shape, not the one it is labelled with.

@@ -75,7 +75,7 @@ def _show_table(table: pd.DataFrame) -> None:
                                           "checkpoint of its shapes (a base or a fine-tune): the same speed, not the "
                                           "same answers")  # fmt: skip
     data_table(shown, hide_index=True, key="cmp_same_table", width="stretch", column_order=order,
-                 column_config=options_columns(shown) | {"weights": weights})
+               column_config=options_columns(shown) | {"weights": weights})
 
 
 def _show_chart(profile_json: str, result: dict[str, Any], table: pd.DataFrame, matches: Mapping[str, str],

@@ -230,7 +230,7 @@ def stored_jobs() -> None:
         return
     table = pd.DataFrame(jobs)
     for column in ("budget_cost", "actual_cost"):  # dollars to the cent, or to two digits below one (-> "$0.00067")
-        table[column] = table[column].map(lambda v: money(v) if v is not None and pd.notna(v) else "–")
+        table[column] = table[column].map(money)  # a job not yet run: "–"
     data_table(table, hide_index=True, key="jobs", column_config={
         "budget_cost": st.column_config.TextColumn("budget (US$)", alignment="right"),
         "actual_cost": st.column_config.TextColumn("actual (US$)", alignment="right")})

@@ -208,7 +208,7 @@ order = ["option", "cost_per_month", "range", "basis", "cost_per_call", "cost_pe
 # as wide as the longest API id; a self-host name (model · GPUs · weights · basis) up to OPTION_MOST px, the money
 # columns still in view at 1400 px (its whole name is in the basis notes below the table)
 data_table(shown, hide_index=True, key="options_table", width="stretch", column_order=order,
-             column_config=options_columns(shown, option_most=OPTION_MOST))
+           column_config=options_columns(shown, option_most=OPTION_MOST))
 infeasible = [r["name"] for r in result["self_host"] if not r["meets_slo"]]
 if infeasible:
     st.warning(f"No operating point meets the SLO for: {', '.join(infeasible)} (no cost shown).")
@@ -253,7 +253,7 @@ with volume:
                         "(shaded; exact on the cost steps, searched to 1,000× today's volume).")  # fmt: skip
         evens = break_even_table(result)
         data_table(evens.pivot(index="self_host", columns="api_model", values="break_even"), key="cmp_evens",
-                     width="stretch")  # fmt: skip
+                   width="stretch")  # fmt: skip
 with same:
     if same.open:
         st.caption("One open model: every API that serves its weights beside the same weights on each GPU type you "

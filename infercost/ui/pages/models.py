@@ -80,7 +80,7 @@ if report is not None:
             if column.endswith(("GPU", "GPUs")):  # words, not a grey None, where the weights do not fit
                 table[column] = table[column].map(lambda v: "does not fit" if pd.isna(v) else f"{int(v):,}")
         data_table(table, hide_index=True, key="models_fits",
-                     column_config={"native": st.column_config.TextColumn(f"{report['dtype']} on this GPU")})
+                   column_config={"native": st.column_config.TextColumn(f"{report['dtype']} on this GPU")})
         st.caption("Concurrent sequences of that context per GPU count. Emulated: the GPU has no tensor cores for the "
                    "format, so its weights are widened to 16 bits for compute (FP4 before Blackwell).")
     else:

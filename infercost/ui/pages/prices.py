@@ -73,8 +73,8 @@ with api_tab:
 with gpu_tab:
     gpu = with_age(gpu_prices_json())
     data_table(gpu[["id", "gpu", "provider", "kind", "price_per_hour", "gpus_per_instance", "as_of", "age_days",
-                      "stale", "source"]], hide_index=True,
-                 column_config={"source": st.column_config.LinkColumn(), "id": id_column("id", gpu["id"])})  # fmt: skip
+                    "stale", "source"]], hide_index=True,
+               column_config={"source": st.column_config.LinkColumn(), "id": id_column("id", gpu["id"])})  # fmt: skip
     st.caption("US$ per GPU-hour; multi-GPU instances divided by their GPU count.")
 
 with yours_tab:
