@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-PAGES = Path(__file__).resolve().parents[2] / "infercost/ui/pages"
+from tests.support.apptest import PAGES, run_page
+
 COMPARE_TABS = ["Cost per month", "Against volume (break-even)", "Same weights: API or self-host",
                 "What moves the answer", "Check a speed claim", "Bill band (P10–P99)", "Predicted against measured"]
 EXACT_FIGURES = {"prices.py"}
@@ -22,12 +23,8 @@ VIEWS += [("compare.py", tab) for tab in COMPARE_TABS]
 
 
 def opened(page: str, tab: str | None) -> AppTest:
-    at = AppTest.from_file(str(PAGES / page), default_timeout=180)
-    if tab:
-        at.session_state["cmp_tab"] = tab
-    at.run()
-    assert not at.exception, at.exception
-    return at
+    """The page with Compare's ``tab`` open (only the open tab runs)."""
+    return run_page(page, timeout_s=180, **({"cmp_tab": tab} if tab else {}))
 
 
 def raw_floats(values) -> list[float]:
