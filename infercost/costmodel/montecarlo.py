@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,7 +27,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from infercost.costmodel.api_bill import TokenPrices, api_bill
 from infercost.costmodel.scaling import gpu_hours_at
-from infercost.costmodel.selfhost import SelfHostSetup, operating_point
+from infercost.costmodel.selfhost import SelfHostSetup, ThroughputPoint, operating_point
 from infercost.costmodel.workload import Workload
 from infercost.errors import InputError
 
@@ -282,6 +282,27 @@ def relative_error_at(quantiles: Mapping[str, float], u: ArrayLike) -> NDArray[n
     return np.maximum(np.where(u < 0.5, lower, upper), -0.9)
 
 
+THROUGHPUT_ERRORS = ("request_throughput", "output_throughput")  # the first a basis measured stands for both
+
+
+def points_at_error(points: Sequence[ThroughputPoint], error: Mapping[str, Mapping[str, float]],
+                    u: float) -> list[ThroughputPoint]:  # fmt: skip
+    """The points as they would be measured if the prediction erred as its error at probability ``u`` does (a
+    predicted value is ``measured × (1 + error)``): throughput at ``u``, latencies at ``1 - u``, because a prediction
+    too fast in one is too fast in the others. ``u`` = 0.9 gives the points of the p90 (pessimistic) cost, 0.1 those
+    of the p10; a metric without a measured error is left as predicted."""
+    throughput = next((q for key in THROUGHPUT_ERRORS if (q := error.get(key))), None)
+    requests_factor = 1.0 + float(relative_error_at(throughput, u)) if throughput else 1.0
+    latency_factors = {}  # one per latency metric, not per point: a band asks this hundreds of times
+    for name in {name for p in points for name in p.latency_ms}:
+        quantiles = error.get(name) or error.get(name.replace("p95_", "mean_"))
+        latency_factors[name] = 1.0 + float(relative_error_at(quantiles, 1.0 - u)) if quantiles else 1.0
+    return [ThroughputPoint(p.concurrency, p.request_throughput / requests_factor,
+                            None if p.output_throughput is None else p.output_throughput / requests_factor,
+                            {name: value / latency_factors[name] for name, value in p.latency_ms.items()})
+            for p in points]  # fmt: skip
+
+
 def draw_relative_errors(quantiles: Mapping[str, float], n: int, rng: np.random.Generator) -> NDArray[np.float64]:
     """n relative errors drawn from their p10, p50 and p90 (``relative_error_at`` of uniform draws)."""
     return relative_error_at(quantiles, rng.random(n))
@@ -290,29 +311,39 @@ def draw_relative_errors(quantiles: Mapping[str, float], n: int, rng: np.random.
 def self_host_band(setup: SelfHostSetup, attempts_per_day: float, *, days_per_month: float, calls_cv: float = 0.0,
                    expected_error: Mapping[str, Mapping[str, float]] | None = None, simulations: int = 2000,
                    seed: int = 0) -> BillBand:  # fmt: skip
-    """The monthly self-host cost as a band: day-to-day volume and, where given, the throughput prediction's error.
+    """The monthly self-host cost as a band: day-to-day volume and, where given, the prediction's error.
 
-    ``expected_error["request_throughput"]`` (else ``"output_throughput"``) holds quantiles of the relative error
-    ``predicted / actual - 1``: a prediction 10% too high means the real throughput is predicted / 1.1. The error is
-    one draw per simulated month (it is the basis's, not a day's). An always-on fleet is sized once for the forecast,
+    ``expected_error`` holds quantiles of each metric's relative error ``predicted / actual - 1``: a throughput
+    predicted 10% too high is really predicted / 1.1. One error per simulated month (it is the basis's, not a day's)
+    moves every point as ``points_at_error`` does, throughput and latencies together, and the fleet runs at the
+    operating point that then meets the SLO: the rule of the P10–P90 range beside the cost (an always-on fleet's
+    band has that range's ends for its P10 and P90). A month in which no point would meet the SLO runs at the
+    lowest load (it misses the SLO; ``sources`` says how often). An always-on fleet is sized once for the forecast,
     so only the error moves it; autoscaled and batch fleets follow each day's volume.
     """
     point = operating_point(setup.points, setup.slo)
     if point is None:
         raise InputError("slo", "no operating point meets the SLO, so there is no self-host cost to simulate")
     rng = np.random.default_rng(seed)
-    errors = next((q for key in ("request_throughput", "output_throughput") if (q := (expected_error or {}).get(key))),
-                  None)  # fmt: skip
-    factors = draw_relative_errors(errors, simulations, rng) if errors else np.zeros(simulations)
+    errors = expected_error if expected_error and any(expected_error.values()) else None
+    draws = rng.random(simulations) if errors else np.full(simulations, 0.5)
+    q, missed = np.empty(simulations), 0
+    for index, u in enumerate(draws):
+        points = points_at_error(setup.points, errors, float(u)) if errors else setup.points
+        month_point = operating_point(points, setup.slo)
+        if month_point is None:  # erring so, nothing meets the SLO: the fleet runs at its lowest load
+            month_point, missed = min(points, key=lambda p: p.concurrency), missed + 1
+        q[index] = month_point.request_throughput
     whole = math.ceil(days_per_month)
     calls = draw_calls_per_day(attempts_per_day, calls_cv, simulations * whole, rng).reshape(simulations, whole)
     if setup.mode == "always_on":
         calls = np.full_like(calls, attempts_per_day)
-    q = point.request_throughput / (1 + factors)  # one throughput per simulated month
     hours = np.stack([gpu_hours_at(setup, q_month, day_calls)[0] for q_month, day_calls in zip(q, calls, strict=True)])
     daily = hours * setup.gpu_price_per_hour
     monthly = daily.mean(axis=1) * days_per_month
     sources = tuple(s for s in (f"calls per day (negative binomial, CV {calls_cv:.0%})"
                                 if calls_cv and setup.mode != "always_on" else "",
-                                "throughput prediction error" if errors else "") if s)  # fmt: skip
+                                "throughput and latency prediction error" if errors else "",
+                                f"no point meets the SLO in {missed / simulations:.0%} of months (run at the lowest "
+                                "load)" if missed else "") if s)  # fmt: skip
     return BillBand(_band(daily.ravel()), _band(monthly), "direct", simulations, 0, daily.ravel(), monthly, sources)

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from infercost.costmodel import ThroughputPoint
+from infercost.costmodel.montecarlo import points_at_error
 from infercost.errors import InputError
 from infercost.performance.perfmodel import (
     MeasuredPoint,
@@ -118,22 +119,8 @@ def predicted_points(predicted: PredictedProfile) -> tuple[list[ThroughputPoint]
 def error_scaled(points: Sequence[ThroughputPoint], error: dict[str, dict[str, float]], *,
                  optimistic: bool) -> list[ThroughputPoint]:  # fmt: skip
     """The points as they would be measured if the prediction erred as its p10 (optimistic: faster than predicted)
-    or p90 (pessimistic) error does; a predicted value is ``measured × (1 + error)``."""
-
-    def measured(value: float, metric: str, faster_is_lower: bool) -> float:
-        quantiles = error.get(metric) or error.get(metric.replace("p95_", "mean_")) or {}
-        if not quantiles:
-            return value
-        pick = "p90" if optimistic == faster_is_lower else "p10"
-        return value / (1.0 + quantiles[pick])
-
-    scaled = []
-    for p in points:
-        requests = measured(p.request_throughput, "request_throughput", False)
-        latency = {name: measured(v, name, True) for name, v in p.latency_ms.items()}
-        output = None if p.output_throughput is None else p.output_throughput * requests / p.request_throughput
-        scaled.append(ThroughputPoint(p.concurrency, requests, output, latency))
-    return scaled
+    or p90 (pessimistic) error does (``points_at_error``, which the bill band draws from)."""
+    return points_at_error(points, error, 0.1 if optimistic else 0.9)
 
 
 def carried_point(

@@ -135,6 +135,29 @@ def test_self_host_band_moves_with_throughput_error_and_volume():
     assert auto.monthly.p10 < auto.monthly.p90
 
 
+def test_a_latency_error_moves_the_band_as_it_moves_the_range_beside_the_cost():
+    # Regression: the band scaled only the throughput of the operating point predicted, while the P10–P90 range
+    # scales every point's latencies too and picks the point that still meets the SLO, so a setup read
+    # "P10–P90 $1,937–3,874" in the table and "P10 = P90 = $1,937" in its band.
+    from infercost.costmodel.selfhost import size_self_host
+    from infercost.costmodel.workload import TokenVolumes
+    from infercost.performance.operating_points import error_scaled
+
+    points = [ThroughputPoint(1, 5.0, latency_ms={"p95_tpot_ms": 40.0}),
+              ThroughputPoint(8, 20.0, latency_ms={"p95_tpot_ms": 90.0})]  # fmt: skip
+    setup = SelfHostSetup(name="x", gpu_price_per_hour=2.0, points=points, slo={"p95_tpot_ms": 100.0})
+    # TPOT predicted up to 20% too low: at its p10 the busy point really takes 112 ms and misses the SLO
+    error = {"request_throughput": {"p10": -0.05, "p50": 0.0, "p90": 0.05},
+             "mean_tpot_ms": {"p10": -0.2, "p50": 0.0, "p90": 0.1}}  # fmt: skip
+    band = self_host_band(setup, 864_000, days_per_month=30, expected_error=error, simulations=400)
+    volumes = TokenVolumes(864_000, 0, 0, 0, 0)
+    ends = [size_self_host(dataclasses.replace(setup, points=error_scaled(points, error, optimistic=o)), volumes,
+                           days_per_month=30).cost_per_month for o in (True, False)]  # fmt: skip
+    assert ends[0] < ends[1]  # the pessimistic end runs the quiet point: more replicas
+    assert band.monthly.p10 == pytest.approx(ends[0]) and band.monthly.p90 == pytest.approx(ends[1])
+    assert "throughput and latency prediction error" in band.sources
+
+
 def test_an_output_length_spread_moves_each_call_and_keeps_the_mean():
     # Issue 24: the band drew no output-length spread, so a few hundred calls a day of fixed-length answers gave a
     # band of zero width. A gamma spread with CV 1 keeps the mean and widens a day by about the output cost share.
