@@ -9,8 +9,10 @@ sampling fields are accepted and ignored. One prompt per request (``n`` must be 
 
 Prompts: text, or a list of token ids (exact, the best way to control input length). A model with a tokenizer
 encodes text with it (completions add special tokens as the tokenizer does by default; chat uses its chat template).
-A ``random:`` model has no vocabulary: its text is one token per UTF-8 byte, and each generated token reads as
-`` tok<ID>``. ``usage`` counts the token ids the model actually read and generated.
+A ``random:`` model has no vocabulary of its own: its text is counted as its family's bundled tokenizer counts it
+(Llama 3's for a llama, Qwen's for a qwen, ``RANDOM_TEXT_TOKENIZERS``), each id folded into the model's ordinary ids,
+so a benchmark asked for 128 tokens or a batch job's budget counts what a real model of that family would read; each
+generated token reads as `` tok<ID>``. ``usage`` counts the token ids the model actually read and generated.
 
 Concurrency: one worker thread owns the model and runs *static batches*: it takes every waiting request (up to
 ``max_batch``), decodes them together until the longest is done, then takes the next batch. Requests arriving
@@ -36,6 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from infercost.errors import InputError, from_pydantic
 from infercost.runner.inprocess import InProcessModel
+from infercost.tokenizers.registry import get_tokenizer
 
 DEFAULT_MAX_TOKENS = 16
 
@@ -87,18 +90,28 @@ class Job:
 # ---- text <-> token ids --------------------------------------------------------------------------------------------
 
 
+# The bundled (offline) tokenizer that counts a random model's text, by its architecture's model_type
+RANDOM_TEXT_TOKENIZERS = {"llama": "llama3", "qwen2": "qwen2.5", "qwen3": "qwen2.5", "qwen2_moe": "qwen2.5",
+                          "qwen3_moe": "qwen2.5", "deepseek_v2": "deepseek", "deepseek_v3": "deepseek",
+                          "mistral": "mistral-tekken", "mixtral": "mistral-tekken"}  # fmt: skip
+OTHER_FAMILIES_TOKENIZER = "o200k_base"
+
+
 class TextCodec:
-    """Text to token ids and back, with the model's tokenizer or, for a random model, one token per byte."""
+    """Text to token ids and back, with the model's tokenizer or, for a random model, its family's (the ids folded
+    into the model's ordinary range: the count is real, the ids are as random as the weights)."""
 
     def __init__(self, model: InProcessModel) -> None:
         self.model = model
         self.tokenizer = model.tokenizer
+        self.counter = None if model.tokenizer is not None else get_tokenizer(RANDOM_TEXT_TOKENIZERS.get(
+            model.model.config.model_type, OTHER_FAMILIES_TOKENIZER))  # fmt: skip
 
     def encode(self, text: str) -> list[int]:
         if self.tokenizer is not None:
             return list(self.tokenizer(text)["input_ids"])
-        low = self.model.regular_ids[0]
-        return [low + byte for byte in text.encode("utf-8")]
+        low, high = self.model.regular_ids
+        return [low + token % (high - low) for token in self.counter.encode(text)]
 
     def chat_prompt(self, messages: Sequence[ChatMessage]) -> list[int]:
         plain = [{"role": m.role, "content": _content_text(m.content)} for m in messages]
