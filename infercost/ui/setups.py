@@ -92,6 +92,13 @@ def setup_spec(name: str, throughput: dict[str, Any], price_per_hour: float, com
     return spec | ({"gpu_offer": offer.id} if offer is not None else {})
 
 
+def follow_settings(setups: Sequence[dict[str, Any]], added: Sequence[str],
+                    common: Mapping[str, Any]) -> list[dict[str, Any]]:  # fmt: skip
+    """The workload's setups, those added on Compare this session (by name) with Compare's SLO and scaling now; the
+    rest (a scenario's, a link's) keep their own, as they were saved."""
+    return [{**setup, **common} if setup["name"] in added else dict(setup) for setup in setups]
+
+
 # What a newcomer sees first: one table per kind of setup the bundled data covers (the rest are a pick away).
 DEFAULT_PROFILE_IDS = (
     "published:nim-trtllm-llama-3-8b-instruct-1xh100-fp8-200in-1000out",

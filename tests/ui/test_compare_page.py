@@ -39,6 +39,23 @@ def test_an_owned_setup_can_be_added():
     assert any("owned" in name for name in options(at)["option"])
 
 
+def test_a_setup_added_here_joins_the_workload_follows_the_settings_and_can_be_removed():
+    from infercost.ui.state import profile_document
+
+    at = opened()
+    at.button(key="cmp_add").click().run()
+    (added,) = at.session_state["self_host"]  # the workload's own: scenarios, links and the bill keep it
+    assert added["slo"]["p95_ttft_ms"] == 2000.0
+    at.number_input(key="cmp_ttft").set_value(750.0).run()
+    assert at.session_state["self_host"][0]["slo"]["p95_ttft_ms"] == 750.0
+    assert [s["name"] for s in profile_document(at.session_state)["self_host"]] == [added["name"]]
+    assert added["name"] in set(options(at)["option"])
+    yours = next(box for box in at.multiselect if box.label.startswith("Your setups"))
+    yours.set_value([]).run()
+    assert not at.exception and at.session_state["self_host"] == []
+    assert added["name"] not in set(options(at)["option"])
+
+
 def test_a_speed_claim_is_placed_against_measurements():
     at = opened("Check a speed claim")
     at.number_input(key="cmp_claim").set_value(14_000).run()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
 from tests.support.browser import settle
@@ -40,9 +41,23 @@ def toggle(page, label: str):
     return page.get_by_test_id("stCheckbox").filter(has_text=label).locator("input")
 
 
+def open_list(page, box) -> None:
+    """Open a select box's list, with room below it for the list (one at the bottom of the window opens off
+    screen), clicking again where a click landed while the page was redrawn and opened nothing."""
+    box.evaluate("element => element.scrollIntoView({block: 'center'})")
+    for _ in range(3):
+        box.click()
+        try:
+            page.get_by_role("listbox").wait_for(timeout=3_000)
+            return
+        except PlaywrightTimeout:
+            settle(page)
+    page.get_by_role("listbox").wait_for(timeout=3_000)
+
+
 def choose(page, label: str, option: str) -> None:
     box = page.get_by_test_id("stSelectbox").filter(has_text=label).locator("input")
-    box.click()
+    open_list(page, box)
     box.fill(option)
     page.get_by_role("option", name=option).click()
     settle(page)
@@ -121,8 +136,8 @@ def saved_scenario(page, name: str) -> dict:
     """The stored profile, read back as the Scenarios page's JSON download offers it."""
     import json
 
-    page.get_by_test_id("stSelectbox").filter(has_text="Scenario").first.click()
-    page.get_by_role("option", name=name).click()
+    open_list(page, page.get_by_test_id("stSelectbox").filter(has_text="Scenario").first.locator("input"))
+    page.get_by_role("option", name=name, exact=True).click()
     settle(page)
     with page.expect_download() as download:
         page.get_by_test_id("stDownloadButton").filter(has_text=re.compile("Scenario file")).last.click()
@@ -147,3 +162,35 @@ def test_the_form_survives_a_reload_on_any_page(page, tmp_path):
     go_to(page, "Workload and bill")
     expect(page.get_by_label("Calls per day", exact=True)).to_have_value("260000")
     page.screenshot(path=str(tmp_path / "bill-after-reload.png"), full_page=True)
+
+
+def test_a_setup_added_on_compare_is_kept_by_a_reload_the_bill_and_a_saved_scenario(page, tmp_path):
+    """Regression: a setup added on Compare lived in the session only, so a reload, a link or a saved scenario lost
+    it (the page said so, and a person had to set it up again on the bill's panel)."""
+    page.get_by_text("Cheapest API per month").wait_for(timeout=WAIT_MS)
+    go_to(page, "Compare")
+    open_expander(page, "Add a self-host setup")
+    choose(page, "Model", "qwen2.5-7b")
+    page.get_by_role("button", name="Add setup").click()
+    settle(page)
+    added = "qwen2.5-7b · 1× H100 SXM (bfloat16, roofline)"
+    yours = page.get_by_test_id("stMultiSelect").filter(has_text="Your setups")
+    expect(yours).to_contain_text(added)
+    page.reload()  # a new session: the address bar is all that carries the form
+    page.get_by_role("heading", name="Compare APIs and self-hosting").first.wait_for(timeout=WAIT_MS)
+    settle(page)
+    expect(yours).to_contain_text(added)
+    expect(page.get_by_test_id("stDataFrame").first).to_be_visible()
+    page.screenshot(path=str(tmp_path / "compare-after-reload.png"), full_page=True)
+    go_to(page, "Workload and bill")
+    expect(page.get_by_text("Also in the bill, added on Compare")).to_contain_text(added)
+    go_to(page, "Scenarios")
+    name = page.get_by_label("Scenario name")
+    name.fill("with-a-compare-setup")
+    name.press("Enter")
+    settle(page)
+    page.get_by_role("button", name="Save scenario").click()
+    page.get_by_text("Saved 'with-a-compare-setup'").wait_for(timeout=WAIT_MS)
+    saved = saved_scenario(page, "with-a-compare-setup")
+    assert [setup["name"] for setup in saved["self_host"]] == [added]
+    assert saved["self_host"][0]["throughput"]["roofline"]["model"] == "qwen2.5-7b"

@@ -86,6 +86,6 @@ def test_the_self_host_form_offers_every_bundled_model_at_its_own_dtype_and_an_e
     at.selectbox(key="cmp_gpu").set_value("H200").run()
     at.button(key="cmp_add").click().run()
     assert not at.exception and not at.error
-    added = at.session_state["compare_setups"][-1]
+    added = at.session_state["self_host"][-1]
     assert added["throughput"]["roofline"] == {"model": "deepseek-v3", "dtype": "fp8", "engine": "sglang",
                                                "gpu": "H200", "gpus": 8}  # fmt: skip

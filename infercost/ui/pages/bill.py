@@ -172,7 +172,8 @@ with st.expander(
         st.session_state["panel_setup"] = None
     loaded = st.session_state["self_host"]
     if loaded:
-        st.caption("Also in the bill, from a scenario or a shared link: " + ", ".join(s["name"] for s in loaded))
+        st.caption("Also in the bill, added on *Compare* or from a scenario or a shared link: "
+                   + ", ".join(s["name"] for s in loaded))
         if st.button("Remove those setups", key="clear_loaded_setups"):
             st.session_state["self_host"] = []
             st.rerun()

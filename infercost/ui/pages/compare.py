@@ -45,6 +45,7 @@ from infercost.ui.setups import (
     DEFAULT_SLO,
     cheapest_offer,
     default_setups,
+    follow_settings,
     offer_choice,
     offers_for,
     owned_price,
@@ -136,14 +137,24 @@ with st.expander("Add a self-host setup (rented or owned)"):
         price, note = owned_price(hardware)
         st.caption(f"{note} = **${price:.2f} per GPU-hour**")
         label += " · owned"
-    st.caption("A setup added here is compared for this session: a saved scenario or a link keeps the workload "
-               "and the setup included on *Workload and bill*, so set one there to keep it.")
+    st.caption("A setup you add joins the workload: saved scenarios, links and the bill on *Workload and bill* "
+               "keep it, and it follows the SLO and scaling above while this session lasts.")
     if st.button("Add setup", key="cmp_add"):
-        label = unique_name(label, [setup["name"] for setup in s["compare_setups"]])
-        s["compare_setups"] = [*s["compare_setups"], setup_spec(label, throughput, price, {}, gpu=gpu, offer=offer)]
+        taken = [setup["name"] for setup in [*s["compare_setups"], *s["self_host"]]]
+        label = unique_name(label, taken)
+        s["self_host"] = [*s["self_host"], setup_spec(label, throughput, price, common, gpu=gpu, offer=offer)]
+        s["cmp_added"] = [*s.get("cmp_added", []), label]
 
+s["self_host"] = follow_settings(s["self_host"], s.get("cmp_added", []), common)
 names = [setup["name"] for setup in s["compare_setups"]]
-kept = st.multiselect("Self-host setups", names, default=names, key=f"cmp_kept_{len(names)}")
+kept = st.multiselect("Self-host setups", names, default=names, key=f"cmp_kept_{len(names)}",
+                      help="Reference setups for this session; the ones you add are listed below")
+if yours := [setup["name"] for setup in s["self_host"]]:
+    keep = st.multiselect("Your setups (kept with the workload; remove one here)", yours, default=yours,
+                          key=f"cmp_yours_{'|'.join(yours)}")
+    if keep != yours:
+        s["self_host"] = [setup for setup in s["self_host"] if setup["name"] in keep]
+        st.rerun()
 rented_gpus = sorted({setup["gpu"] for setup in s["compare_setups"] if setup.get("gpu_offer")})
 picked_offers = {}
 with st.expander("GPU offers used by the rented setups (each offer's price, source and age)"):
@@ -159,11 +170,10 @@ def with_offer(setup: dict) -> dict:
 
 
 setups = [{**with_offer(setup), **common} for setup in s["compare_setups"] if setup["name"] in kept]
-setups += [{**setup, "name": f"{setup['name']} · {other}", "mode": other} for other in also for setup in setups]
-
 document = profile_document(s)
-for setup in document["self_host"]:  # the bill's own setup, and any a scenario or link loaded, as they are there
+for setup in document["self_host"]:  # yours (added here, or from a scenario or link) and the bill's own
     setups.append({**setup, "name": unique_name(setup["name"], [other["name"] for other in setups])})
+setups += [{**setup, "name": f"{setup['name']} · {other}", "mode": other} for other in also for setup in setups]
 document |= {"self_host": setups, "calls_per_day_cv": s["calls_per_day_cv"], "output_tokens_cv": s["output_tokens_cv"]}
 profile_json = json.dumps(document, sort_keys=True, default=str)
 try:
