@@ -40,3 +40,11 @@ def test_a_profile_of_another_model_and_shape_is_called_out():
 def test_a_claim_that_names_nothing_asks_for_what_the_vendor_meant():
     at = stated(opened("Check a speed claim"))
     assert "Say which model, GPUs and token lengths" in answer(at)
+
+
+def test_describing_the_claim_moves_the_pick_to_the_closest_profile():
+    # Regression (a skeptic's walk in Chromium): the pick stayed on the profile first offered before the claim
+    # named anything (a 70B model on two GPUs), so an 8B claim on one H100 was judged "not like for like".
+    at = stated(opened("Check a speed claim"), model="llama-3-8b", gpu="H100 SXM", gpus=1, input=200, output=1000)
+    assert at.selectbox(key="cmp_claim_profile").value.startswith("published:nim-trtllm-llama-3-8b-instruct-1xh100-")
+    assert "Not like for like" not in answer(at)

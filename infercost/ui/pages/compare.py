@@ -307,8 +307,12 @@ with claims:
                                           key="cmp_claim_output")))  # fmt: skip
         by_id = {p.id: p for p in profiles}
         closest = sorted(by_id, key=lambda i: len(claim_differences(stated, by_id[i])))  # stable: ties keep order
+        described = [stated.model, stated.gpu, stated.gpus, stated.input_tokens, stated.output_tokens]
+        if s.get("_claim_described") != described:  # what the vendor measured on changed: offer its closest
+            s["_claim_described"], s["cmp_claim_profile"] = described, closest[0]
         chosen = st.selectbox("Against the profile", closest, format_func=lambda i: by_id[i].name,
-                              key="cmp_claim_profile", help="Profiles closest to what the claim names come first")
+                              key="cmp_claim_profile", help="The profile closest to what the claim names is picked "
+                              "whenever that changes; pick another to compare against it")  # fmt: skip
         if chosen:
             chosen_profile = by_id[chosen]
             check = claim_check(claim, chosen_profile)
