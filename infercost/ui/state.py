@@ -57,7 +57,7 @@ KEPT_WIDGET_KEYS = frozenset({
     "base_url", "model", "concurrency", "backend", "executor", "address", "actors", "gpus",
     "scenario_notes",
 })  # fmt: skip
-KEPT_WIDGET_PREFIXES = ("cmp_", "bill_", "gpu_price_", "gpu_offer_", "models_")
+KEPT_WIDGET_PREFIXES = ("cmp_", "bill_", "gpu_price_", "gpu_offer_", "models_", "override_")
 NOT_RESTORABLE = frozenset({"cmp_add", "bill_table"})  # buttons and tables under a kept prefix
 KEPT_COPY = "_kept_widget_values"  # session key: the permanent copy
 

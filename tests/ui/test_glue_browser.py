@@ -194,3 +194,31 @@ def test_a_setup_added_on_compare_is_kept_by_a_reload_the_bill_and_a_saved_scena
     saved = saved_scenario(page, "with-a-compare-setup")
     assert [setup["name"] for setup in saved["self_host"]] == [added]
     assert saved["self_host"][0]["throughput"]["roofline"]["model"] == "qwen2.5-7b"
+
+
+def test_a_negotiated_price_reaches_the_bill_and_survives_a_detour_and_a_reload(page):
+    page.get_by_text("Cheapest API per month").wait_for(timeout=WAIT_MS)
+    go_to(page, "Prices")
+    page.get_by_role("tab", name="Your prices").click()
+    settle(page)
+    model = page.get_by_label("Model id")
+    model.fill("our-negotiated-model")
+    model.press("Enter")
+    settle(page)
+    set_number(page, "Output US$/1M", "3.25")
+    go_to(page, "Models")  # a detour before saving: what was typed is still there
+    go_to(page, "Prices")
+    page.get_by_role("tab", name="Your prices").click()
+    settle(page)
+    expect(page.get_by_label("Model id")).to_have_value("our-negotiated-model")
+    expect(page.get_by_label("Output US$/1M")).to_have_value("3.25")
+    page.get_by_role("button", name="Save price").click()
+    settle(page)
+    expect(page.get_by_text("They join the workload")).to_be_visible()
+    go_to(page, "Workload and bill")
+    expect(page.get_by_test_id("stMultiSelect").filter(has_text="Models")).to_contain_text("our-negotiated-model")
+    page.reload()  # a new session: the address bar carries the price with the form
+    page.get_by_text("Cheapest API per month").wait_for(timeout=WAIT_MS)
+    settle(page)
+    expect(page.get_by_test_id("stMultiSelect").filter(has_text="Models")).to_contain_text("our-negotiated-model")
+    assert "our-negotiated-model" in page.url

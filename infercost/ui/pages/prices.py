@@ -78,7 +78,8 @@ with gpu_tab:
     st.caption("US$ per GPU-hour; multi-GPU instances divided by their GPU count.")
 
 with yours_tab:
-    st.markdown("Your prices replace catalog entries with the same id and add new ones. They stay in this session.")
+    st.markdown("Your prices replace catalog entries with the same id and add new ones. They join the workload: "
+                "saved scenarios, links and a reload keep them.")
     upload = st.file_uploader("Price file (JSON or YAML, catalog schema) or LiteLLM's price map",
                               type=["json", "yaml", "yml"])
     if upload is not None and st.button("Review prices", key="load_prices"):
@@ -103,7 +104,7 @@ with yours_tab:
             applied = {e["id"]: e for e in [*st.session_state["price_overrides"], *review["entries"]]}
             st.session_state["price_overrides"] = list(applied.values())
             st.session_state.pop("price_review")
-            st.success(f"Applied {len(review['entries'])} prices to your prices (this session).")
+            st.success(f"Applied {len(review['entries'])} prices to your prices.")
     st.markdown("**Add or change one price** (e.g. a negotiated rate)")
     a, b, c, d = st.columns(4)
     model_id = a.text_input("Model id", key="override_id")
