@@ -112,13 +112,13 @@ def default_setups(profiles: Sequence[ThroughputProfile], common: Mapping[str, A
     """What a newcomer sees first: an 8B model estimated on an H100, and a few bundled profiles (any measured here
     first)."""
     roofline = {"roofline": {"model": "llama-3.1-8b", "gpu": "H100 SXM"}}
-    setups = [_rented("llama-3.1-8b · 1× H100 SXM (roofline)", roofline, "H100 SXM", common)]
+    setups = [_rented("llama-3.1-8b · 1× H100 SXM", roofline, "H100 SXM", common)]
     shown = [p for p in profiles if p.basis == "measured" and p.run_id is None] + \
         [p for p in profiles if p.id in DEFAULT_PROFILE_IDS]  # fmt: skip
-    for profile in shown:
-        shape = f"{profile.input_len:,.0f}/{profile.output_len:,.0f} tokens"
-        name = (f"{profile.model.split('/')[-1]} · {profile.gpus_per_replica}× {profile.hardware} · {profile.dtype} "
-                f"· {shape} ({profile.basis})")
+    for profile in shown:  # short enough to read whole in the table at 1400 px; the basis has its own column
+        model = profile.model.split("/")[-1].split(" (")[0]  # "Nemotron Nano 30B (as named by the source)"
+        name = (f"{model} · {profile.gpus_per_replica}× {profile.hardware} · {profile.dtype} · "
+                f"{profile.input_len:,.0f}/{profile.output_len:,.0f}")
         setups.append(_rented(name, {"run": profile.id}, profile.hardware, common))
     return setups
 
