@@ -67,8 +67,11 @@ class GpuSampler:
             pynvml.nvmlInit()
             self._nvml = pynvml
             self._handles = [pynvml.nvmlDeviceGetHandleByIndex(i) for i in range(pynvml.nvmlDeviceGetCount())]
-        except Exception as error:  # noqa: BLE001  no library, no driver or no device: all mean "no GPU here"
-            self.skipped = f"no GPU: skipped ({type(error).__name__}: {error})"
+        except ImportError:
+            self.skipped = "no GPU: skipped (nvidia-ml-py is not installed; pip install nvidia-ml-py to sample one)"
+            return
+        except Exception as error:  # noqa: BLE001  no driver or no device: both mean "no GPU here"
+            self.skipped = f"no GPU: skipped (NVML could not start: {error})"
             return
         if not self._handles:
             self.skipped = "no GPU: skipped (NVML found no device)"
