@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.batch.conftest import write_batch_file
+from tests.support.browser import settle
 from tests.ui.conftest import CHROMIUM, CHROMIUM_ARGS, app_url, page  # noqa: F401 - the real app server
 
 pytestmark = pytest.mark.browser
@@ -26,20 +27,23 @@ def fill(tab, label: str, value: str) -> None:
     box = tab.get_by_label(label, exact=True)
     box.fill(value)
     box.press("Enter")
+    settle(tab)  # a click that lands while the page reruns can be dropped
 
 
 def test_plan_and_run_a_job_in_the_browser(page, app_url, tmp_path, scripted):  # noqa: F811
     source = write_batch_file(tmp_path / "in.jsonl", 200)
     page.goto(f"{app_url}/batch")
     page.locator("input[type=file]").first.set_input_files(str(source))  # the app reads no host path by default
+    settle(page)
     with scripted() as url:
         fill(page, "Base URL", url)
         fill(page, "Model", "scripted")
         page.get_by_test_id("stSelectbox").filter(has_text="Price as").click()
         page.keyboard.type("gpt-4o-mini")
         page.get_by_role("option", name="gpt-4o-mini", exact=True).click()
+        settle(page)
         page.get_by_role("button", name="Plan the budget").click()
-        page.get_by_text("records per shard", exact=False).first.wait_for(timeout=60_000)
+        page.get_by_text(": created").first.wait_for(timeout=120_000)  # the planned job's own view, with its budget
         page.get_by_role("button", name="Start").click(timeout=60_000)
         page.get_by_text(": done").first.wait_for(timeout=90_000)
     page.get_by_role("button", name="Download outputs (zip)").wait_for(timeout=30_000)
