@@ -65,6 +65,11 @@ ITERATIONS = 2  # with a client delay the schedule depends on the coefficients: 
 # wrong about that queueing pulled the step costs away from the capacity they set (GPU transfer, throughput p90 26.8%
 # at 1.0, 23.0% at 0.3; TPOT p90 26.4% and 24.2%; shape-transfer mean TTFT median 14.0% and 14.7%).
 TTFT_WEIGHT = 0.3
+# The TTFT correction leaves out a point the simulation misses by more than this log-ratio (7.4x) beyond the median
+# miss of the fit's points: one TTFT that jumps 100x between neighbouring loads (AIConfigurator's MiniMax-M2.5 on
+# 4x H100 at 64 users and 8,192 output tokens: 148 ms at 32, 20 s at 64) otherwise bent the correction's users term
+# into a 50x over-prediction at the setup's other shapes.
+TTFT_OUTLIER_LOG = 2.0
 # The priors of the additive times (ms per step, per decode sequence, per request) were read off dense Llama-3 on
 # NIM, and a prior row relative to its own value holds a coefficient near it hard: a step overhead of 20x the prior
 # costs as much as a 100% error on every point. A MoE model's step is far from that prior (DeepSeek-R1 on 8x B200
@@ -257,12 +262,14 @@ def _ttft_correction(traces: Sequence[Trace], observations: Sequence[Observation
     beta = np.zeros(len(_load_terms(1, 1)))
     if not rows:
         return beta
-    design = np.array(rows)
+    target_vector = np.array(target)
+    kept = np.abs(target_vector - np.median(target_vector)) <= TTFT_OUTLIER_LOG  # a jump no scheduler explains
+    design, target_vector = np.array(rows)[kept], target_vector[kept]
     varying = [0] + [k for k in range(1, design.shape[1]) if np.ptp(design[:, k]) > 1e-9]
     ridge = 0.03 * np.eye(len(varying))
     ridge[0, 0] = 0.0
     x = design[:, varying]
-    beta[varying] = np.linalg.solve(x.T @ x + ridge, x.T @ np.array(target))
+    beta[varying] = np.linalg.solve(x.T @ x + ridge, x.T @ target_vector)
     return beta
 
 

@@ -97,3 +97,21 @@ def test_a_moe_step_overhead_is_the_groups_not_each_gpus() -> None:
     eight = engine_hardware("B200", 8, "fp8")
     assert step_cost(moe, eight, dtype="mxfp4").decode(16, 16000)[0] == 1.0
     assert step_cost(dense, eight, dtype="fp8").decode(16, 16000)[0] == 8.0
+
+
+def test_one_ttft_that_jumps_a_hundredfold_does_not_bend_the_other_shapes_prediction() -> None:
+    """AIConfigurator's MiniMax-M2.5 on 4x H100 under vLLM: at 8,192 output tokens the mean TTFT is 148 ms at 32
+    users and 20 s at 64; fitted with it, the TTFT correction predicted 9.3 s at 64 users for 1,024 output tokens,
+    where 191 ms was measured. The correction leaves such a point out."""
+    from infercost.performance.profiles import held_out_profiles, validation_tables
+    from infercost.performance.validation import fit_tables
+
+    stem = "published:aic-vllm-0.18.0-minimax-m2.5-4xh100-sxm-fp8-tp4-dp1-ep4-1024in-"
+    wanted = [f"{stem}1024out", f"{stem}8192out"]
+    profiles = [p for p in held_out_profiles() if p.id in wanted]
+    short, long = sorted(validation_tables(profiles), key=lambda t: t.shape)
+    assert max(o.mean_ttft_ms for o in long.observations) > 100 * min(o.mean_ttft_ms for o in long.observations)
+    calibration = fit_tables([long])
+    for point in short.observations:
+        predicted = predict_concurrency(short.setup, calibration, point.concurrency, *short.shape).mean_ttft_ms
+        assert predicted == pytest.approx(point.mean_ttft_ms, rel=0.5), (point.concurrency, predicted)
