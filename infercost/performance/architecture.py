@@ -413,9 +413,10 @@ class Architecture:
         return total
 
     def default_kv_dtype(self, dtype: str | None = None) -> str:
-        """The KV cache's dtype when none is asked for: FP8 beside FP8 weights (as FP8 checkpoints are served), the
-        checkpoint's 16-bit float otherwise (attention never reads 4-bit or integer keys)."""
-        if dtype and normalize_dtype(dtype) == "fp8":
+        """The KV cache's dtype when none is asked for: FP8 beside FP8 or NVFP4 weights (as those checkpoints are
+        served: NVIDIA's NVFP4 ones name ``kv_cache_quant_algo: FP8``), the checkpoint's 16-bit float otherwise
+        (attention never reads 4-bit or integer keys)."""
+        if dtype and normalize_dtype(dtype) in ("fp8", "nvfp4"):
             return "fp8"
         return self.checkpoint_dtype if not DTYPES[self.checkpoint_dtype].quantized else UNQUANTIZED
 

@@ -31,7 +31,9 @@ from numpy.typing import NDArray
 from infercost.performance.engine import (
     COMMUNICATION,
     FEATURES,
+    TENSOR_PARALLEL_WEIGHTS_EXPONENT,
     WAIT,
+    WEIGHTS,
     EngineConfig,
     Hardware,
     StepCost,
@@ -194,6 +196,14 @@ class Calibration:
         return dict(zip(FEATURES, map(float, self.coefficients), strict=True))
 
 
+def roofline_floor(setup: Setup) -> NDArray:
+    """The least each coefficient can be: KV reads and FLOPs no faster than the datasheet, and weight reads no
+    faster than its bandwidth once the tensor-parallel penalty their feature carries is taken off."""
+    floor = ROOFLINE_FLOOR.copy()
+    floor[WEIGHTS] = setup.hardware.gpus ** -(1 - TENSOR_PARALLEL_WEIGHTS_EXPONENT)
+    return floor
+
+
 def prior_for(setup: Setup) -> NDArray:
     """The priors in this setup's units: the per-step and per-sequence times of a dense setup are per GPU of the
     group (see ``engine.step_cost``), so a group's 0.3 ms a step is 0.3 / gpus per GPU; a MoE setup's are the
@@ -230,7 +240,7 @@ def fit(setup: Setup, observations: Sequence[Observation]) -> Calibration:
         for _ in range(ITERATIONS):
             traces = [_closed_loop(candidate, coefficients, o.concurrency, o.input_len, o.output_len)
                       for o in observations]  # fmt: skip
-            coefficients, loss = _solve(traces, observations, prior_for(setup),
+            coefficients, loss = _solve(traces, observations, prior_for(setup), floor=roofline_floor(setup),
                                         measured_units=bool(setup.shape.num_experts))  # fmt: skip
         if best is None or loss < best[0]:
             best = (loss, candidate, coefficients, traces)
@@ -279,7 +289,7 @@ def _schedulers(setup: Setup) -> list[Setup]:
     return [setup, replace(setup, engine=replace(setup.engine, mixed_steps=not setup.engine.mixed_steps))]
 
 
-def _solve(traces: Sequence[Trace], observations: Sequence[Observation], priors: NDArray,
+def _solve(traces: Sequence[Trace], observations: Sequence[Observation], priors: NDArray, floor: NDArray,
            measured_units: bool = False) -> tuple[NDArray, float]:  # fmt: skip
     """Non-negative least squares on relative errors, with the priors as weak extra rows: each relative to its own
     value, or (``measured_units``, the additive times of a MoE setup: see ``ADDITIVE``) to the median effect a unit
@@ -301,7 +311,7 @@ def _solve(traces: Sequence[Trace], observations: Sequence[Observation], priors:
     design.extend(weight * np.diag(scale))
     target.extend(weight * scale * prior)
     design_matrix, target_vector = np.array(design), np.array(target)
-    fitted = lsq_linear(design_matrix, target_vector, bounds=(ROOFLINE_FLOOR[FITTED], np.inf)).x
+    fitted = lsq_linear(design_matrix, target_vector, bounds=(floor[FITTED], np.inf)).x
     residuals = design_matrix[:measured] @ fitted - target_vector[:measured]
     return np.append(fitted, [1.0, 1.0]), float(residuals @ residuals)
 

@@ -115,3 +115,31 @@ def test_one_ttft_that_jumps_a_hundredfold_does_not_bend_the_other_shapes_predic
     for point in short.observations:
         predicted = predict_concurrency(short.setup, calibration, point.concurrency, *short.shape).mean_ttft_ms
         assert predicted == pytest.approx(point.mean_ttft_ms, rel=0.5), (point.concurrency, predicted)
+
+
+def test_a_fit_never_reads_the_weights_faster_than_the_datasheet() -> None:
+    """AIConfigurator's Llama-3.1-70B (FP8) on one B200 under TensorRT-LLM: fitted on its three tables, the weight
+    coefficient came out 0 (44 of the held-out setups' fits put it below the roofline, 13 at 0), the per-sequence and
+    KV terms carrying every step, so a shape with less context decoded faster than 70 GB can be read at 8 TB/s.
+    The coefficient stays at or above what the datasheet's bandwidth allows."""
+    from infercost.performance.profiles import held_out_profiles, validation_tables
+    from infercost.performance.validation import fit_tables
+
+    stem = "published:aic-trtllm-unversioned-llama-3.1-70b-1xb200-fp8-tp1-dp1-ep1-"
+    tables = validation_tables([p for p in held_out_profiles() if p.id.startswith(stem)])
+    assert len(tables) == 3
+    calibration = fit_tables(tables)
+    assert calibration.coefficients[WEIGHTS] >= 1.0
+    setup = tables[0].setup
+    roofline_ms = setup.cost.weights_bytes / setup.cost.bandwidth_bytes_per_ms
+    assert predict_concurrency(setup, calibration, 1, 128, 128).mean_tpot_ms > roofline_ms
+
+
+def test_the_weight_floor_leaves_out_the_tensor_parallel_penalty_the_feature_carries() -> None:
+    from infercost.performance.calibrate import roofline_floor
+    from infercost.performance.engine import TENSOR_PARALLEL_WEIGHTS_EXPONENT
+
+    for gpus in (1, 2, 8):
+        setup = setup_for("qwen3-8b", engine_hardware("H100 SXM", gpus, "bfloat16"), "bfloat16", ENGINE_PRESETS["vllm"])
+        floor = roofline_floor(setup)[WEIGHTS]
+        assert floor * gpus ** (1 - TENSOR_PARALLEL_WEIGHTS_EXPONENT) == pytest.approx(1.0)
