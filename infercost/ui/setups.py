@@ -11,6 +11,7 @@ from infercost.performance.models import bundled_architecture, bundled_models
 from infercost.performance.profiles import ThroughputProfile
 from infercost.pricing import GpuPrice, age_days, bundled_gpu_prices, cheapest_offer
 
+CUSTOM_PRICE = "(custom price)"  # the offer box's last choice: a price a person types
 DEFAULT_SLO = {"p95_ttft_ms": 2000.0, "p95_tpot_ms": 100.0}
 # The models a roofline setup can estimate (every bundled config: dense, MoE, MLA, hybrid), the weight formats it
 # takes, and the engines it schedules as (None: the engine of the nearest published table it is calibrated on).
@@ -59,11 +60,27 @@ def offers_for(gpu: str, offers: Sequence[GpuPrice] | None = None) -> list[GpuPr
     return sorted(matching, key=lambda o: (o.kind != "on-demand", o.price_per_hour))
 
 
-def offer_choice(offer: GpuPrice, today: dt.date | None = None) -> str:
-    """"RunPod · on-demand · $2.69/h · 2026-05-22 (193 d old ⚠)": what a person picks an offer by."""
+def offer_choice(offer: GpuPrice) -> str:
+    """"RunPod · on-demand · $2.69/h · as of 2026-05-22": what a person picks an offer by. No age in it: a select
+    box's value is its label, and a label that changed at midnight dropped the pick made at 23:59 for the
+    cheapest offer (``offer_age`` says the age beside it)."""
+    return f"{offer.provider} · {offer.kind} · ${offer.price_per_hour:.2f}/h · as of {offer.as_of}"
+
+
+def offer_age(offer: GpuPrice, today: dt.date | None = None) -> str:
+    """"193 d old ⚠ older than 90 days": how old an offer's price is, flagged past 90 days."""
     age = age_days(offer.as_of, today=today)
-    stale = " ⚠ older than 90 days" if age > 90 else ""
-    return f"{offer.provider} · {offer.kind} · ${offer.price_per_hour:.2f}/h · {offer.as_of} ({age} d old{stale})"
+    return f"{age} d old" + (" ⚠ older than 90 days" if age > 90 else "")
+
+
+def pick_offer(box: Any, label: str, gpu: str, *, key: str, offers: Sequence[GpuPrice] | None = None,
+               custom: bool = False, help: str | None = None) -> GpuPrice | None:  # noqa: A002 (Streamlit's name)
+    """A GPU's offers in a select box (``box``: a Streamlit container), by ``offer_choice``, with ``CUSTOM_PRICE``
+    last where ``custom`` (None when it is picked)."""
+    by_id = {offer.id: offer for offer in offers_for(gpu, offers)}
+    picked = box.selectbox(label, [*by_id, *([CUSTOM_PRICE] if custom else [])], key=key, help=help,
+                           format_func=lambda choice: offer_choice(by_id[choice]) if choice in by_id else choice)
+    return by_id.get(picked)
 
 
 def price_is_offers(price_per_hour: float, offer: GpuPrice) -> bool:

@@ -44,13 +44,15 @@ def test_a_gpu_nobody_measured_gets_a_roofline_estimate_for_a_named_model():
 def test_the_offer_sets_the_price_and_shows_its_age():
     at = with_self_host()
     offers = at.selectbox(key="gpu_offer_H100 SXM")
-    spot = next(option for option in offers.options if "spot" in option)
-    offers.set_value(spot).run()
+    spot = next(i for i, label in enumerate(offers.options) if "spot" in label)
+    offers.select_index(spot).run()
     setup = at.session_state["panel_setup"]
-    chosen = next(o for o in offers_for("H100 SXM") if offer_choice(o) == spot)
+    chosen = offers_for("H100 SXM")[spot]
+    assert offer_choice(chosen) == at.selectbox(key="gpu_offer_H100 SXM").options[spot]
     assert chosen.kind == "spot" and setup["gpu_offer"] == chosen.id
     assert setup["gpu_price_per_hour"] == chosen.price_per_hour
     assert "d old" in self_host_table(at).iloc[0]["gpu_offer"]
+    assert any(f"as of {chosen.as_of} (" in c.value and "d old" in c.value for c in at.caption)
 
 
 def test_autoscaling_shows_replicas_by_hour():

@@ -1,5 +1,6 @@
 """The comparison page: APIs and self-host setups side by side, and each of its tools, in AppTest."""
 
+import datetime as dt
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
@@ -108,14 +109,34 @@ def test_changing_the_slo_can_make_a_setup_infeasible():
     assert at.warning and "No operating point meets the SLO" in at.warning[0].value
 
 
+def pick_replicate_for_the_a100(at: AppTest) -> None:
+    box = at.selectbox(key="cmp_offer_pick_A100 80GB")
+    box.select_index(next(i for i, label in enumerate(box.options) if label.startswith("Replicate"))).run()
+    assert not at.exception
+
+
+def a100_offer(at: AppTest) -> str:
+    return options(at).set_index("option").filter(like="A100", axis=0).iloc[0]["gpu_offer"]
+
+
 def test_picking_another_offer_for_a_gpu_reprices_its_setups():
     at = opened()
-    box = at.selectbox(key="cmp_offer_pick_A100 80GB")
-    dearer = next(option for option in box.options if "Replicate" in option)
-    box.set_value(dearer).run()
+    pick_replicate_for_the_a100(at)
+    assert a100_offer(at).startswith("Replicate on-demand $5.04/h")
+
+
+def test_an_offer_picked_before_midnight_is_still_picked_after_it(monkeypatch):
+    # CI failed on this at 23:59:59: the box's value was its label, which holds the offer's age in days, so the
+    # rerun after midnight found no such option and fell back to the cheapest offer
+    from infercost.ui import setups
+
+    at = opened()
+    pick_replicate_for_the_a100(at)
+    tomorrow = dt.date.today() + dt.timedelta(days=1)
+    monkeypatch.setattr(setups, "age_days", lambda as_of, today=None: (tomorrow - as_of).days)
+    at.run()
     assert not at.exception
-    row = options(at).set_index("option").filter(like="A100", axis=0).iloc[0]
-    assert row["gpu_offer"].startswith("Replicate on-demand $5.04/h")
+    assert a100_offer(at).startswith("Replicate on-demand $5.04/h")
 
 
 def test_autoscaled_setups_with_a_replica_cap_report_what_goes_unserved():

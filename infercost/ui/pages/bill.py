@@ -34,15 +34,15 @@ from infercost.ui.format import (
 )
 from infercost.ui.setups import (
     DEFAULT_SLO,
-    offer_choice,
-    offers_for,
+    offer_age,
+    pick_offer,
     price_is_offers,
     roofline_choice,
     throughput_for_gpu,
 )
 from infercost.ui.state import PROMPT_IN_CHARACTERS, editor_start, init_state, keep_edited, profile_document
 
-CUSTOM_PRICE, ROOFLINE, OWN_POINTS = "(custom price)", "Roofline estimate for a model", "My own measured points"
+ROOFLINE, OWN_POINTS = "Roofline estimate for a model", "My own measured points"
 INCREMENTS = [1, 5, 15, 30, 60, 120, 180, 240, 360, 480, 720, 1440]
 
 catalog = catalog_json()
@@ -93,19 +93,19 @@ with st.expander(
     gpus = list(dict.fromkeys(o.gpu for o in offers))
     a, b, c = st.columns(3)
     gpu = a.selectbox("GPU", gpus, index=gpus.index("H100 SXM") if "H100 SXM" in gpus else 0, key="bill_gpu")
-    choices = {offer_choice(o): o for o in offers_for(gpu, offers)}
-    picked = b.selectbox("GPU offer", [*choices, CUSTOM_PRICE], key=f"gpu_offer_{gpu}",
-                         help="Every catalog offer for this GPU; ⚠ marks prices older than 90 days")
-    offer = choices.get(picked)
+    offer = pick_offer(b, "GPU offer", gpu, key=f"gpu_offer_{gpu}", offers=offers, custom=True,
+                       help="Every catalog offer for this GPU, with the date its price was seen")
     price = c.number_input("Price per GPU-hour (US$)", min_value=0.01, max_value=1000.0,
                            value=float(offer.price_per_hour if offer else 2.5),
-                           key=f"gpu_price_{gpu}_{picked}", help="The offer's price; type your own to replace it")
+                           key=f"gpu_price_{gpu}_{offer.id if offer else 'custom'}",
+                           help="The offer's price; type your own to replace it")
     if offer is not None and not price_is_offers(price, offer):
         st.caption(f"Your price, ${price:,.2f}/h, replaces the offer's (${offer.price_per_hour:,.2f}/h at "
                    f"{offer.provider}): the bill names no offer.")
         offer = None  # a typed price is not the offer's: the bill must not show the offer as its source
     elif offer is not None:
-        st.caption(f"Offer: [{offer.provider} {offer.kind}]({offer.source}) · as of {offer.as_of}")
+        st.caption(f"Offer: [{offer.provider} {offer.kind}]({offer.source}) · as of {offer.as_of} "
+                   f"({offer_age(offer)})")
     measured_here = throughput_for_gpu(gpu, profiles)
     sources = {f"{p.name} ({p.basis})": p for p in measured_here}
     a, b, c = st.columns(3)

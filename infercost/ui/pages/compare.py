@@ -46,9 +46,10 @@ from infercost.ui.setups import (
     cheapest_offer,
     default_setups,
     follow_settings,
+    offer_age,
     offer_choice,
-    offers_for,
     owned_price,
+    pick_offer,
     price_is_offers,
     roofline_choice,
     setup_spec,
@@ -113,11 +114,10 @@ with st.expander("Add a self-host setup (rented or owned)"):
     ownership = st.radio("GPUs", ["Rented", "Owned"], horizontal=True, key="cmp_ownership")
     offer = None
     if ownership == "Rented":
-        choices = {offer_choice(o): o for o in offers_for(gpu)}
-        picked = st.selectbox("GPU offer", [*choices, "(custom price)"], key=f"cmp_offer_{gpu}")
-        offer = choices.get(picked)
+        offer = pick_offer(st, "GPU offer", gpu, key=f"cmp_offer_{gpu}", custom=True)
         price = st.number_input("US$ per GPU-hour", 0.01, 1000.0, float(offer.price_per_hour if offer else 2.5),
-                                key=f"cmp_rent_{gpu}_{picked}", help=offer.source if offer else None)  # fmt: skip
+                                key=f"cmp_rent_{gpu}_{offer.id if offer else 'custom'}",
+                                help=offer.source if offer else None)  # fmt: skip
         if offer is not None and not price_is_offers(price, offer):
             offer = None  # a typed price: the setup names no offer (nor takes the offer picked below for its GPU)
     else:
@@ -159,8 +159,7 @@ rented_gpus = sorted({setup["gpu"] for setup in s["compare_setups"] if setup.get
 picked_offers = {}
 with st.expander("GPU offers used by the rented setups (each offer's price, source and age)"):
     for column, gpu in zip(st.columns(max(len(rented_gpus), 1)), rented_gpus, strict=False):
-        choices = {offer_choice(o): o for o in offers_for(gpu)}
-        picked_offers[gpu] = choices[column.selectbox(gpu, list(choices), key=f"cmp_offer_pick_{gpu}")]
+        picked_offers[gpu] = pick_offer(column, gpu, gpu, key=f"cmp_offer_pick_{gpu}")
 
 
 def with_offer(setup: dict) -> dict:
@@ -358,7 +357,8 @@ with claims:
             except InputError as error:  # a claim in tokens/s says nothing about calls that make no tokens
                 show_input_error(error)
                 st.stop()
-            rented = offer_choice(claim_offer) if claim_offer else "US$2.50/GPU-hour (no catalog offer)"
+            rented = (f"{offer_choice(claim_offer)} ({offer_age(claim_offer)})" if claim_offer
+                      else "US$2.50/GPU-hour (no catalog offer)")
             st.markdown(f"What this workload needs on *{chosen_profile.name}*, rented at {rented}:")
             shown_readings = options_shown(readings, {"requests_per_s": "{:,.2f}",
                                                       "calls_per_day_per_replica": "{:,.0f}"})  # fmt: skip
