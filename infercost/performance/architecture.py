@@ -163,6 +163,17 @@ class Attention:
         """FLOPs one new token spends on each cached token in one layer: q.k and the weighted sum of v."""
         return 2 * self.num_heads * (self.head_dim + self.v_head_dim)
 
+    def decode_flops_per_context_token(self) -> int:
+        """The same for a decoding token. MLA decodes absorbed (FlashMLA, and vLLM's, SGLang's and TensorRT-LLM's MLA
+        decode kernels): the up-projections are folded into q and the output, so each head's q.k spans the latent
+        and its rope key and its weighted sum the latent, 3.4x the expanded form's FLOPs for DeepSeek-V3
+        (2 x 128 x (512 + 64 + 512) against 2 x 128 x (192 + 128)), which makes long-context decode compute-bound
+        where the expanded count has it read-bound. Prefill runs expanded."""
+        if self.kind == "mla":
+            r_kv = self.kv_lora_rank or 0
+            return 2 * self.num_heads * (2 * r_kv + (self.qk_rope_head_dim or 0))
+        return self.flops_per_context_token()
+
 
 @dataclass(frozen=True)
 class Experts:

@@ -152,7 +152,8 @@ class StepCost:
 
     ``weights_bytes`` are read once per step, and of the routed experts' ``expert_bytes`` the share the step's tokens
     route to (``expert_pick`` = k / n of them for one token, all of them for thousands); each token of context a
-    sequence attends to reads ``kv_bytes_per_token`` and costs ``attention_flops_per_token_pair``, a windowed
+    sequence attends to reads ``kv_bytes_per_token`` and costs ``attention_flops_per_token_pair`` (a decoding
+    token ``decode_attention_flops_per_token_pair``), a windowed
     layer's at most ``window`` of them; each token processed (prompt or decode) costs ``flops_per_token``.
     """
 
@@ -169,6 +170,7 @@ class StepCost:
     window: int = 0  # tokens a windowed layer attends to at most
     window_kv_bytes_per_token: float = 0.0
     window_attention_flops_per_token_pair: float = 0.0
+    decode_attention_flops_per_token_pair: float = 0.0  # 0: as a prompt token's
 
     def expert_weights_ms(self, tokens: float) -> float:
         """Roofline time of the routed experts a step of ``tokens`` tokens reads (uniform routing: an expert is
@@ -206,7 +208,8 @@ class StepCost:
         context_sum = steps * context_tokens + sequences * steps * (steps - 1) / 2
         weights = steps * (self.weights_bytes / self.bandwidth_bytes_per_ms + self.expert_weights_ms(sequences))
         kv_bytes = self.kv_bytes_per_token * context_sum
-        flops = self.flops_per_token * sequences * steps + self.attention_flops_per_token_pair * context_sum
+        decode_pair = self.decode_attention_flops_per_token_pair or self.attention_flops_per_token_pair
+        flops = self.flops_per_token * sequences * steps + decode_pair * context_sum
         if self.window:  # each sequence's windowed layers read at most the window (mean context taken for all)
             windowed = min(context_sum, steps * sequences * self.window)
             kv_bytes += self.window_kv_bytes_per_token * windowed
@@ -255,6 +258,7 @@ def step_cost(shape: ModelShape, hardware: Hardware, *, dtype: str, kv_dtype: st
         window=shape.window,
         window_kv_bytes_per_token=shape.window_kv_values_per_token * kv_bytes,
         window_attention_flops_per_token_pair=shape.window_attention_flops_per_pair,
+        decode_attention_flops_per_token_pair=shape.decode_attention_flops,
     )  # fmt: skip
 
 

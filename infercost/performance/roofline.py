@@ -49,6 +49,7 @@ class ModelShape:
     window: int = 0
     attention_flops_per_pair: int = 0
     window_attention_flops_per_pair: int = 0
+    decode_attention_flops_per_pair: int = 0  # a decoding token's, where it differs (MLA decodes absorbed)
     kept_params: int = 0  # parameters a quantized checkpoint keeps in 16 bits (its modules_to_not_convert)
     kept_matmul_params: int = 0  # of those, the ones every step reads
     vision_params: int = 0  # a multimodal checkpoint's vision tower: in memory, not read for text
@@ -93,6 +94,11 @@ class ModelShape:
         if self.attention_flops_per_pair or self.window_attention_flops_per_pair:
             return self.attention_flops_per_pair
         return 4 * self.n_layers * self.n_heads * self.head_dim
+
+    @property
+    def decode_attention_flops(self) -> int:
+        """The same for a decoding token (MLA: over its latent, as its decode kernels run it)."""
+        return self.decode_attention_flops_per_pair or self.attention_flops
 
 
 # Driver names (``NVIDIA H100 80GB HBM3``, ``AMD Instinct MI300X``) to the catalog's GPU names, whose datasheet figures
@@ -225,6 +231,7 @@ def model_shape(arch: Architecture) -> ModelShape:
         window=max(windowed, default=0),
         attention_flops_per_pair=len(full) * attention.flops_per_context_token(),
         window_attention_flops_per_pair=len(windowed) * attention.flops_per_context_token(),
+        decode_attention_flops_per_pair=len(full) * attention.decode_flops_per_context_token(),
         kept_params=kept_params, kept_matmul_params=kept_params - sum(parts.get(p, 0) for p in kept & unread),
         vision_params=arch.vision_params,
     )  # fmt: skip

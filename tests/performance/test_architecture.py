@@ -67,6 +67,18 @@ def test_mla_deepseek_v3_by_hand():
     assert a.weight_bytes() == pytest.approx(matmuls * (1 + 4 / 128**2) + (total - matmuls) * 2)
 
 
+def test_mla_prefills_expanded_and_decodes_over_its_latent():
+    from infercost.performance.roofline import model_shape
+
+    heads, layers, kv_lora, nope, rope, v = 128, 61, 512, 128, 64, 128
+    shape = model_shape(arch("deepseek-v3"))
+    assert shape.attention_flops == layers * 2 * heads * ((nope + rope) + v)  # q.k over 192, weights over v
+    # absorbed (FlashMLA and the engines' MLA decode): q.k over the latent and the rope key, weights over the latent
+    assert shape.decode_attention_flops == layers * 2 * heads * (2 * kv_lora + rope)
+    dense = model_shape(arch("llama-3.1-8b"))
+    assert dense.decode_attention_flops == dense.attention_flops
+
+
 def test_windowed_gpt_oss_20b_by_hand():
     h, layers, heads, kv_heads, head, vocab, experts, inter = 2880, 24, 64, 8, 64, 201088, 32, 2880
     q, kv = heads * head, kv_heads * head

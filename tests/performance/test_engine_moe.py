@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from infercost.performance.calibrate import Calibration, Observation, Setup, fit, predict_concurrency
-from infercost.performance.engine import ENGINE_PRESETS, WEIGHTS
+from infercost.performance.engine import ENGINE_PRESETS, FEATURES, WEIGHTS
 from infercost.performance.profiles import engine_hardware, find_profile, layout_tag, setup_for
 
 
@@ -28,6 +28,16 @@ def test_a_decode_step_reads_the_distinct_experts_its_tokens_route_to(gpt_oss: S
     assert experts_ms(16) == pytest.approx(all_experts_ms * (1 - (1 - k / n) ** 16))
     assert experts_ms(16) < 16 * experts_ms(1)  # tokens share experts
     assert experts_ms(1024) == pytest.approx(all_experts_ms, rel=1e-6)
+
+
+def test_an_mla_decode_step_computes_over_the_latent_and_its_prefill_expanded() -> None:
+    deepseek = setup_for("deepseek-ai/DeepSeek-V3", engine_hardware("H200", 8, "fp8"), "fp8", ENGINE_PRESETS["sglang"])
+    cost, shape, compute = deepseek.cost, deepseek.shape, FEATURES.index("compute_ms")
+    decode_ms = cost.decode(4, 4 * 8000)[compute] - cost.decode(4, 0)[compute]
+    assert decode_ms == pytest.approx(shape.decode_attention_flops * 4 * 8000 / cost.flops_per_ms)
+    prefill_ms = cost.prefill(100, 8000)[compute] - cost.prefill(100, 0)[compute]
+    assert prefill_ms == pytest.approx(shape.attention_flops * 100 * 8000 / cost.flops_per_ms)
+    assert shape.decode_attention_flops > 3 * shape.attention_flops
 
 
 def test_vllm_and_sglang_take_the_batch_cap_and_step_budget_they_default_to_on_each_gpu() -> None:
