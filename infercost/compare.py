@@ -29,6 +29,7 @@ from infercost.errors import InputError
 from infercost.estimate import (
     ResolvedSetup,
     RunLoader,
+    cost_range_phrase,
     cost_range_text,
     price_list,
     prompt_tokens_for,
@@ -419,8 +420,7 @@ def same_weights_sentence(result: dict[str, Any], model: str) -> str:
         return (f"At {calls:,.0f} calls/day, {short} costs least from {apis[0]['provider']} "
                 f"(${apis[0]['cost_per_month']:,.0f}/month); no self-host setup meets the SLO on the GPUs tried.")
     host = hosts[0]
-    spread = cost_range_text(host)
-    spread = f" (P10–P90 {spread})" if spread.startswith("$") else f" ({spread})" if spread else ""
+    spread = cost_range_phrase(cost_range_text(host))
     offer = host.get("gpu_offer") or {}
     where = f" on {offer['provider']} at ${offer['price_per_hour']:.2f}/GPU-hour" if offer else ""
     setup = f"self-hosted on {host['gpus_per_replica']}× {host['gpu']}{where}"

@@ -240,6 +240,14 @@ def cost_range_text(row: Mapping[str, Any]) -> str:
     return f"${low}" if low == high else f"${low}–{high}"
 
 
+def cost_range_phrase(spread: str) -> str:
+    """A ``cost_range_text`` in a sentence: " (P10–P90 $1,520–1,850)", " (the same at P10 and P90)" where both ends
+    cost the same ("P10–P90 $835" beside $835 read like a range left out), " (unknown: no error measured)", or ""."""
+    if not spread.startswith("$"):
+        return f" ({spread})" if spread else ""
+    return f" (P10–P90 {spread})" if "–" in spread else " (the same at P10 and P90)"
+
+
 def setup_weights(spec: SelfHost, basis: PointsBasis) -> str | None:
     """The weights a setup serves: the ones it names, else the model its points were measured or predicted on; a
     bundled name (``gpt-oss-120b``) as its checkpoint's Hugging Face id, the id catalog offers name."""

@@ -19,7 +19,8 @@ from typing import Any
 
 from infercost import __version__
 from infercost.errors import InputError
-from infercost.estimate import cost_range_text
+from infercost.estimate import cost_range_phrase, cost_range_text
+from infercost.numbers import carried, is_money, money
 from infercost.scenarios import COMPARISON_COLUMNS, comparison_records
 
 Estimates = Mapping[str, Mapping[str, Any]]
@@ -161,12 +162,11 @@ def _same_weights_blocks(estimate: Mapping[str, Any]) -> list[Block]:
         if not row.get("same_weights"):
             continue
         cost = "meets no SLO" if row.get("cost_per_month") is None else f"${row['cost_per_month']:,.0f}/month"
-        spread = cost_range_text(row)
         records = [{**offer, "self_hosting": describe_regions([tuple(r) for r in offer["break_even"]])}
                    for offer in row["same_weights"]]  # fmt: skip
         blocks += [Block("h3", f"Same weights as {row['name']}"),
                    Block("p", f"{row['name']} self-hosts {row['model']}: {cost}"
-                              + (f" (P10–P90 {spread})" if spread.startswith("$") else "")
+                              + cost_range_phrase(cost_range_text(row))
                               + ". Every API offer of those weights (match: exact, or same_architecture for another "
                                 "checkpoint of its shapes), and the calls/day where self-hosting costs no more:"),
                    _table(SAME_WEIGHTS_COLUMNS, records)]  # fmt: skip
@@ -203,19 +203,21 @@ def report_blocks(estimates: Estimates, generated_at: str) -> list[Block]:
     return [*blocks, Block("h2", "How to read this report"), Block("p", HOW_TO_READ)]
 
 
-def cell_text(value: Any) -> str:
-    """Money and token counts readable at a glance: whole numbers as they are, two decimals from 1 up, six significant
-    digits below (a cost per call is often a fraction of a cent)."""
+def cell_text(value: Any, column: str = "") -> str:
+    """A cell as a person reads it: dollars in a money column ("$0.00036" a call), counts and other figures to
+    what they carry (whole from 100 up, two decimals from 1, six significant digits below)."""
     if value is None:
         return "-"
     if isinstance(value, bool):
         return "yes" if value else "no"
-    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+    if isinstance(value, int | float) and is_money(column):
+        return money(value)
+    if isinstance(value, float) and (abs(value) >= 100 or value.is_integer()) and abs(value) < 1e15:
         return f"{value:,.0f}"
     if isinstance(value, float):
         return f"{value:,.2f}" if abs(value) >= 1 else f"{value:.6g}"
     if isinstance(value, list | tuple):
-        return ", ".join(cell_text(item) for item in value)
+        return ", ".join(cell_text(item, column) for item in value)
     if isinstance(value, Mapping):
         return json.dumps(value, separators=(",", ":"), default=str)
     return str(value)
@@ -241,7 +243,8 @@ def _markdown_block(block: Block) -> str:
     lines = [
         "| " + " | ".join(md_escape(column) for column in block.columns) + " |",
         "|" + "---|" * len(block.columns),
-        *("| " + " | ".join(md_escape(cell_text(cell)) for cell in row) + " |" for row in block.rows),
+        *("| " + " | ".join(md_escape(cell_text(cell, column)) for cell, column in zip(row, block.columns, strict=True))
+          + " |" for row in block.rows),
     ]
     return "\n".join(lines)
 
@@ -265,9 +268,9 @@ th { background: #f2f2f2; }
 CSP = "default-src 'none'; style-src 'unsafe-inline'"  # no scripts, no fetches: the page is text and tables
 
 
-def _html_cell(value: Any) -> str:
+def _html_cell(value: Any, column: str) -> str:
     """Escaped text; a source that is an http(s) address becomes a link."""
-    text = cell_text(value)
+    text = cell_text(value, column)
     if isinstance(value, str) and value.startswith(("https://", "http://")):
         return f'<a href="{html.escape(value, quote=True)}">{html.escape(text)}</a>'
     return html.escape(text)
@@ -279,7 +282,8 @@ def _html_block(block: Block) -> str:
     if block.kind == "list":
         return "<ul>" + "".join(f"<li>{html.escape(item)}</li>" for item in block.items) + "</ul>"
     head = "".join(f"<th>{html.escape(column)}</th>" for column in block.columns)
-    body = "".join("<tr>" + "".join(f"<td>{_html_cell(cell)}</td>" for cell in row) + "</tr>" for row in block.rows)
+    body = "".join("<tr>" + "".join(f"<td>{_html_cell(cell, column)}</td>" for cell, column in
+                                   zip(row, block.columns, strict=True)) + "</tr>" for row in block.rows)
     return f'<div class="table"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
 
 
@@ -301,7 +305,10 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 def _csv_safe(value: Any) -> Any:
-    """A spreadsheet must not run a model id such as ``=HYPERLINK(...)`` as a formula."""
+    """A spreadsheet must not run a model id such as ``=HYPERLINK(...)`` as a formula; a float is written without
+    its binary noise (0.8999999999999999 -> 0.9)."""
+    if isinstance(value, float):
+        return carried(value)
     return "'" + value if isinstance(value, str) and value.startswith(_FORMULA_START) else value
 
 

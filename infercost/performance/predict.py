@@ -465,7 +465,7 @@ def predict_roofline(
     per_engine = [max(1, round(c / engines)) for c in wanted]
     fits = [c for c, share in zip(wanted, per_engine, strict=True) if share * (input_len + output_len) <= capacity]
     if len(fits) < len(wanted):
-        notes.append(f"KV cache holds {capacity:,.0f} tokens an engine on {hardware.gpus}x {hardware.gpu}: "
+        notes.append(f"the KV cache of an engine on {hardware.gpus}x {hardware.gpu} holds {capacity:,.0f} tokens: "
                      "levels that do not fit are left out")  # fmt: skip
     points = _levels(setup, calibration, input_len, output_len, fits, load, engines)
     scheduled = engine or (engine_preset(reference.engine)[0] if reference else "vllm")

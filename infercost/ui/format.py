@@ -16,10 +16,10 @@ import plotly.colors
 import streamlit as st
 
 from infercost.estimate import SLO_NOT_MET
+from infercost.numbers import is_money
 
 PALETTE = [*plotly.colors.qualitative.Plotly, *plotly.colors.qualitative.Dark24, *plotly.colors.qualitative.Light24]
 COLOURS_KEY = "_option_colours"  # session key: option id -> colour, assigned on first sight
-MONEY_WORDS = ("cost", "price", "usd", "bill")
 NO_VALUE = "–"  # what a table shows where a row has no value
 
 
@@ -35,14 +35,6 @@ def number(value: float | int | None, *, unit: str = "") -> str:
     else:
         text = f"{value:.3g}"
     return f"{text} {unit}".rstrip()
-
-
-def money(value: float | None) -> str:
-    """"$1,234.50", "-$0.50" (the sign before the dollar), "$0.0042" for fractions of a cent."""
-    if value is None or not math.isfinite(value):
-        return "–"
-    sign, size = ("-" if value < 0 else ""), abs(value)
-    return f"{sign}${size:,.2f}" if size >= 0.01 or size == 0 else f"{sign}${size:.2g}"
 
 
 def count_text(values: pd.Series) -> pd.Series:
@@ -107,17 +99,13 @@ def id_column(label: str, ids: Iterable[str], *, most: int | None = None, help: 
                                        help=help)  # fmt: skip
 
 
-def _is_money(column: str) -> bool:
-    return any(word in column.lower() for word in MONEY_WORDS)
-
-
 def number_columns(frame: pd.DataFrame) -> dict[str, Any]:
     """A column format for every numeric column: dollars for money, thousands separators for the rest."""
     config: dict[str, Any] = {}
     for column in frame.columns:
         if not pd.api.types.is_float_dtype(frame[column]) or not isinstance(column, str):
             continue
-        if _is_money(column):
+        if is_money(column):
             config[column] = st.column_config.NumberColumn(format="$%.6f" if "per_call" in column else "dollar")
         else:
             config[column] = st.column_config.NumberColumn(format="localized")
@@ -128,7 +116,7 @@ def tidy(frame: pd.DataFrame) -> pd.DataFrame:
     """Floats rounded to what they carry (whole numbers from 100 up, two decimals from 1), money left exact."""
     tidied = frame.copy()
     for column in tidied.columns:
-        if pd.api.types.is_float_dtype(tidied[column]) and not (isinstance(column, str) and _is_money(column)):
+        if pd.api.types.is_float_dtype(tidied[column]) and not (isinstance(column, str) and is_money(column)):
             values = tidied[column]
             rounded = values.where(values.abs() < 1, values.round(2))  # from 1: two decimals
             tidied[column] = rounded.where(values.abs() < 100, values.round(0))  # from 100: whole numbers

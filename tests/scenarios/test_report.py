@@ -7,6 +7,7 @@ import datetime as dt
 import html
 import io
 import json
+import re
 
 import pytest
 
@@ -67,7 +68,28 @@ def test_csv_has_one_row_per_scenario_and_option_with_the_basis(estimates):
         ("base", "gpt-4o-mini"), ("base", EVIL), ("base", SELF_HOST["name"]), ("double", "gpt-4o-mini")
     ]  # fmt: skip
     assert rows[0]["tokenizer"] == "o200k_base" and rows[0]["price_as_of"]
-    assert rows[2]["basis"] == "measured" and rows[2]["input_calls_per_day"] == "10000.0"
+    assert rows[2]["basis"] == "measured" and rows[2]["input_calls_per_day"] == "10000"
+
+
+def test_csv_numbers_carry_no_binary_noise(estimates):
+    # a persona walk found 90.78890625000003 and 0.8999999999999999 in a report a team would open in a spreadsheet
+    for row in csv.DictReader(io.StringIO(render_report(estimates, "csv"))):
+        for column, cell in row.items():
+            if re.fullmatch(r"-?[\d.]+(e-?\d+)?", cell) and cell.count(".") <= 1:  # a number, not a version
+                significant = re.sub(r"e.*|[-.]", "", cell).strip("0")
+                assert len(significant) <= 12 and not cell.endswith(".0"), (column, cell)
+    float_noise = {"retry_rate": 0.1 * 3}  # 0.30000000000000004 in binary
+    doc = {**estimates, "base": {**estimates["base"], "profile": {**estimates["base"]["profile"], **float_noise}}}
+    assert "0.3," in render_report(doc, "csv") and "0.30000000000000004" not in render_report(doc, "csv")
+
+
+def test_markdown_and_html_show_money_as_dollars_and_counts_as_whole_numbers(estimates):
+    for fmt in ("markdown", "html"):
+        text = render_report(estimates, fmt)
+        row = next(r for r in estimates["base"]["api"] if r["model"] == "gpt-4o-mini")
+        assert f"{row['input_tokens_per_day']:,.0f}" in text  # a count per day, not 315,787,500.00
+        assert f"${row['cost_per_month']:,.2f}" in text
+        assert "e-0" not in text and "e-1" not in text  # no exponents: $0.000054, not 5.4e-05
 
 
 def test_json_report_holds_the_estimates_as_they_are(estimates):

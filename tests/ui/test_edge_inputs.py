@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from infercost.estimate import cost_range_text
+from infercost.estimate import NO_RANGE, cost_range_phrase, cost_range_text
 
 PAGES = Path(__file__).resolve().parents[2] / "infercost/ui/pages"
 
@@ -143,6 +143,14 @@ RANGES = [([1936.8, 1936.8], "$1,937"), ([1936.8, 1937.2], "$1,937"), ([1936.8, 
 def test_a_range_whose_ends_read_the_same_is_one_value(span, text):
     # Regression: an always-on setup whose P10 and P90 both need one replica read "$1,937–1,937".
     assert cost_range_text({"cost_per_month_range": span}) == text
+
+
+@pytest.mark.parametrize(("span", "phrase"), [([1936.8, 1936.8], " (the same at P10 and P90)"),
+                                              ([1936.8, 3873.6], " (P10–P90 $1,937–3,874)")])
+def test_a_sentence_says_a_range_whose_ends_read_the_same_is_the_same_at_both(span, phrase):
+    # a persona walk read "$835/month (P10–P90 $835)" in the Same weights sentence as a range left out
+    assert cost_range_phrase(cost_range_text({"cost_per_month_range": span})) == phrase
+    assert cost_range_phrase(NO_RANGE) == f" ({NO_RANGE})" and cost_range_phrase("") == ""
 
 
 def test_no_range_on_the_compare_page_repeats_its_value():

@@ -22,8 +22,9 @@ from infercost.batch.background import (
     zip_outputs,
 )
 from infercost.errors import InputError
+from infercost.numbers import money
 from infercost.ui.cached import catalog_json, show_input_error
-from infercost.ui.format import data_table, money, number
+from infercost.ui.format import data_table, number
 
 NO_PRICE = "(no pricing)"
 BACKEND_NAMES = {"http": "OpenAI-compatible HTTP server", "transformers": "In process (transformers)"}
@@ -226,7 +227,8 @@ def job_view() -> None:
 def stored_jobs() -> None:
     jobs = batch.list_jobs()
     if not jobs:
-        st.info("No batch jobs yet: plan one above, or `python -m infercost batch run ...`.")
+        st.info("No batch jobs yet: plan one above, or run `python -m infercost batch run INPUT --base-url URL "
+                "--model NAME --out DIR`.")
         return
     table = pd.DataFrame(jobs)
     for column in ("budget_cost", "actual_cost"):  # dollars to the cent, or to two digits below one (-> "$0.00067")

@@ -24,6 +24,8 @@ from infercost.compare import (
 from infercost.costmodel.owned import OwnedHardware
 from infercost.costmodel.scaling import SCALING_MODES
 from infercost.errors import InputError
+from infercost.estimate import cost_range_phrase
+from infercost.numbers import count_of
 from infercost.pricing import bundled_gpu_specs
 from infercost.profile import unique_name
 from infercost.ui.cached import (
@@ -157,7 +159,7 @@ if yours := [setup["name"] for setup in s["self_host"]]:
         st.rerun()
 rented_gpus = sorted({setup["gpu"] for setup in s["compare_setups"] if setup.get("gpu_offer")})
 picked_offers = {}
-with st.expander("GPU offers used by the rented setups (each offer's price, source and age)"):
+with st.expander("GPU offers of the reference setups (price, source and age; a setup you added keeps its own)"):
     for column, gpu in zip(st.columns(max(len(rented_gpus), 1)), rented_gpus, strict=False):
         picked_offers[gpu] = pick_offer(column, gpu, gpu, key=f"cmp_offer_pick_{gpu}")
 
@@ -202,8 +204,8 @@ for column, (label, rows) in zip(st.columns(2), (("Cheapest API per month", pric
         continue
     best = rows.iloc[0]
     column.metric(label, f"${best['cost_per_month']:,.0f}")
-    spread = f" · P10–P90 {best['range']}" if best["range"] else ""  # a predicted cost is never shown bare
-    column.caption(f"{best['option']} ({best['kind']}, basis: {best['basis']}){spread}")
+    column.caption(f"{best['option']} ({best['kind']}, basis: {best['basis']})"
+                   + cost_range_phrase(best["range"]))  # a predicted cost is never shown bare
 if not priced.empty and (priced["kind"] == "API").any() and (priced["kind"] != "API").any():
     st.caption("A self-hosted setup serves its own model, not the APIs' models: weigh the quality of the two models "
                "before their costs (add a setup of a model like the API's below).")
@@ -371,7 +373,7 @@ with claims:
             costs = readings["cost_per_month"].dropna()
             if len(costs) > 1 and costs.nunique() == 1:
                 st.caption(f"Every reading costs the same here: at {s['calls_per_day']:,} calls/day "
-                           f"{int(readings['replicas'].iloc[0])} replica(s) carry the workload either way. "
+                           f"{count_of(int(readings['replicas'].iloc[0]), 'replica')} carry the workload either way. "
                            f"As {word}, one replica carries "
                            f"{readings['calls_per_day_per_replica'].iloc[0]:,.0f} calls/day at the peak; "
                            "the claim matters beyond that volume.")  # fmt: skip
