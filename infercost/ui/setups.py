@@ -61,10 +61,10 @@ def offers_for(gpu: str, offers: Sequence[GpuPrice] | None = None) -> list[GpuPr
 
 
 def offer_choice(offer: GpuPrice) -> str:
-    """"RunPod · on-demand · $2.69/h · as of 2026-05-22": what a person picks an offer by. No age in it: a select
-    box's value is its label, and a label that changed at midnight dropped the pick made at 23:59 for the
-    cheapest offer (``offer_age`` says the age beside it)."""
-    return f"{offer.provider} · {offer.kind} · ${offer.price_per_hour:.2f}/h · as of {offer.as_of}"
+    """"$2.69/h · RunPod on-demand · as of 2026-05-22": what a person picks an offer by, the price first (a narrow
+    box cuts the end). No age in it: a select box's value is its label, and a label that changed at midnight
+    dropped the pick made at 23:59 for the cheapest offer (``offer_age`` says the age beside it)."""
+    return f"${offer.price_per_hour:.2f}/h · {offer.provider} {offer.kind} · as of {offer.as_of}"
 
 
 def offer_age(offer: GpuPrice, today: dt.date | None = None) -> str:

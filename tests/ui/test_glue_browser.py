@@ -222,3 +222,24 @@ def test_a_negotiated_price_reaches_the_bill_and_survives_a_detour_and_a_reload(
     settle(page)
     expect(page.get_by_test_id("stMultiSelect").filter(has_text="Models")).to_contain_text("our-negotiated-model")
     assert "our-negotiated-model" in page.url
+
+
+def test_an_offer_picked_on_the_bill_and_on_compare_survives_a_detour(page, tmp_path):
+    page.get_by_text("Cheapest API per month").wait_for(timeout=WAIT_MS)
+    open_expander(page, "Self-hosted setup")
+    choose(page, "GPU offer", "Nebius on-demand")
+    page.get_by_text(re.compile(r"Offer: Nebius on-demand · as of \d{4}-\d\d-\d\d \(\d+ d old")).wait_for(
+        timeout=WAIT_MS)
+    go_to(page, "Compare")
+    open_expander(page, "GPU offers of the reference setups")
+    choose(page, "A100 80GB", "Replicate on-demand")
+    go_to(page, "Prices")
+    go_to(page, "Compare")
+    open_expander(page, "GPU offers of the reference setups")
+    picked = page.get_by_test_id("stSelectbox").filter(has_text="A100 80GB").first.locator("input")
+    expect(picked).to_have_value(re.compile(r"^\$5\.04/h · Replicate on-demand · as of "))
+    page.screenshot(path=str(tmp_path / "compare-offer-after-detour.png"), full_page=True)
+    go_to(page, "Workload and bill")
+    open_expander(page, "Self-hosted setup")
+    offer = page.get_by_test_id("stSelectbox").filter(has_text="GPU offer").first.locator("input")
+    expect(offer).to_have_value(re.compile(r"^\$3\.85/h · Nebius on-demand"))

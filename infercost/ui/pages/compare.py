@@ -162,6 +162,8 @@ picked_offers = {}
 with st.expander("GPU offers of the reference setups (price, source and age; a setup you added keeps its own)"):
     for column, gpu in zip(st.columns(max(len(rented_gpus), 1)), rented_gpus, strict=False):
         picked_offers[gpu] = pick_offer(column, gpu, gpu, key=f"cmp_offer_pick_{gpu}")
+        column.caption(f"[{picked_offers[gpu].provider}]({picked_offers[gpu].source}) price "
+                       f"{offer_age(picked_offers[gpu])}")
 
 
 def with_offer(setup: dict) -> dict:
