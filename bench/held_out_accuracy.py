@@ -23,7 +23,7 @@ from collections import defaultdict
 from bench.prediction_accuracy import ENGINE_MODEL_DOC, replace_between
 from infercost.performance.expected_error import HELD_OUT_ERROR_PATH
 from infercost.performance.profiles import held_out_profiles, unpredictable_reason, validation_tables
-from infercost.performance.validation import TRANSFERS, validate
+from infercost.performance.validation import HELD_OUT_TRANSFERS, validate
 
 HELD_OUT_MARKER = "held-out-accuracy"
 REPORTED = {"request_throughput": "output throughput", "mean_ttft_ms": "mean TTFT", "mean_tpot_ms": "mean TPOT"}
@@ -31,7 +31,8 @@ REPORTED = {"request_throughput": "output throughput", "mean_ttft_ms": "mean TTF
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--transfer", action="append", choices=TRANSFERS, help="transfers (default: shape, one_shape)")
+    parser.add_argument("--transfer", action="append", choices=HELD_OUT_TRANSFERS,
+                        help="transfers (default: shape, one_shape)")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     parser.add_argument("--write-docs", action="store_true", help="write the stored errors' table into "
                         "docs/engine-model.md (with --write: this run's)")
@@ -55,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
                "refused": dict(refused), "slices": {}}  # fmt: skip
     for (kind, engine), tables in sorted(slices.items()):
         print(f"  {kind} {engine}: {len(tables)} tables", file=sys.stderr)
-        transfers = TRANSFERS if args.write else args.transfer or ("shape", "one_shape")
+        transfers = HELD_OUT_TRANSFERS if args.write else args.transfer or ("shape", "one_shape")
         errors, _ = validate(tables, transfers)
         summary["slices"][f"{kind}/{engine}"] = errors.summary()
     if args.write:

@@ -44,14 +44,16 @@ from infercost.performance.profiles import (
     engine_setup,
     find_profile,
     held_out_profiles,
+    layout_tag,
     model_shape,
     observations,
+    published_dtype,
     setup_for,
     validation_tables,
     weights_dtype,
 )
 from infercost.performance.roofline import ModelShape
-from infercost.performance.validation import Table, fit_tables, group_tables
+from infercost.performance.validation import Table, fit_tables, group_tables, nearness
 from infercost.pricing import GpuSpec, gpu_spec
 
 DEFAULT_CONCURRENCIES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
@@ -280,32 +282,29 @@ def predict_profile(profile: ThroughputProfile, input_len: int, output_len: int,
                             setup.cached_prompt_fraction)  # fmt: skip
 
 
-def _reference(model: str, gpu: str, dtype: str, engine: str | None = None) -> ThroughputProfile | None:
+def _reference(model: str, gpu: str, gpus: int, dtype: str, engine: str | None = None,
+               layout: Layout = Layout()) -> ThroughputProfile | None:  # fmt: skip
     """The measured or published profile nearest to a setup: same model, then the engine asked for, then same bytes
-    per weight, then same GPU, then measured before published. The calibration set first; for a model it lacks
-    (today's MoE models), the published tables kept out of it (``held_out_tables``)."""
+    per weight, then ``validation.nearness`` (same GPU, nearest GPU count and layout), then measured before
+    published. The calibration set first; for a model it lacks (today's MoE models), the published tables kept out
+    of it (``held_out_tables``), chosen by the rule the held-out ``nearest`` transfer was measured with."""
     wanted = find_bundled(model)
     candidates = [p for p in closed_loop_profiles() if find_bundled(p.model) == wanted and p.input_len]
     same_width = {"float16": "bfloat16", "bfloat16": "float16"}
+    target = (gpu, gpus, layout_tag(layout))
 
-    def nearness(p: ThroughputProfile) -> tuple[bool, bool, bool, bool]:
-        width = weights_dtype(p.dtype)
+    def near(p: ThroughputProfile, observed: Sequence[Observation]) -> tuple[object, ...]:
+        width = weights_dtype(published_dtype(p))  # AIConfigurator's "fp4" is NVFP4 (gpt-oss's: MXFP4)
         other_engine = engine is not None and engine_preset(p.engine)[0] != engine
-        return (other_engine, width not in (dtype, same_width.get(dtype)), p.hardware.lower() != gpu.lower(),
-                p.basis != "measured")  # fmt: skip
+        return (other_engine, width not in (dtype, same_width.get(dtype)),
+                *nearness((p.hardware, p.gpus_per_replica, layout_tag(p)), target, observed))  # fmt: skip
 
     usable = [p for p in candidates if _usable(p)]
     if usable:
-        return min(usable, key=nearness)
+        return min(usable, key=lambda p: (*near(p, [])[:5], p.basis != "measured"))
     held_out = [t for t in held_out_tables().values() if find_bundled(t.profile.model) == wanted]
     observed = _group_observations()
-
-    def data(t: HeldOutTable) -> tuple[bool, int]:
-        """More of a setup's points, and some at a few users, make a sounder calibration than one point at 512."""
-        points = observed[t.table.group]
-        return (not any(o.concurrency <= 16 for o in points), -len(points))
-
-    best = min(held_out, key=lambda t: (*nearness(t.profile), *data(t)), default=None)
+    best = min(held_out, key=lambda t: near(t.profile, observed[t.table.group]), default=None)
     return best.profile if best else None
 
 
@@ -348,8 +347,9 @@ def _reference_calibration(reference: ThroughputProfile, gpu: str, gpus: int) ->
     setup = held_out_tables()[reference.id].table.setup
     same_gpus = reference.hardware.lower() == gpu.lower() and reference.gpus_per_replica == gpus
     transfer = "shape" if same_gpus else "gpu"
-    kind = "moe" if setup.shape.num_experts else "dense"
-    error = held_out_error(kind, engine_preset(reference.engine)[0], transfer)
+    kind, engine = "moe" if setup.shape.num_experts else "dense", engine_preset(reference.engine)[0]
+    # another GPU's setup is calibrated on the nearest (``_reference``): the error of that rule where it was measured
+    error = (not same_gpus and held_out_error(kind, engine, "nearest")) or held_out_error(kind, engine, transfer)
     return setup, _calibrated_held_out(reference.id), transfer, error
 
 
@@ -423,10 +423,10 @@ def predict_roofline(
     layout = layout.resolved(gpus, model_shape(model))
     engines = layout.engines
     hardware = engine_hardware(gpu, gpus // engines, dtype)
-    reference = _reference(model, gpu, dtype, engine)
+    reference = _reference(model, gpu, gpus, dtype, engine, layout)
     if reference is not None and not nvidia and engine_preset(reference.engine)[0] == "tensorrt-llm":
         # calibrated on TensorRT-LLM, which this GPU cannot run: the nearest vLLM table, else vLLM's scheduler on it
-        reference = _reference(model, gpu, dtype, "vllm")
+        reference = _reference(model, gpu, gpus, dtype, "vllm", layout)
         measured = engine_preset(reference.engine)[0] if reference else "vllm"
         engine = engine or (measured if measured != "tensorrt-llm" else "vllm")
     spec = f"roofline:{model}@{gpus}x{hardware.gpu}:{dtype}"

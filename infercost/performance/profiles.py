@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from infercost.errors import InputError
 from infercost.performance.calibrate import Observation, Setup
@@ -386,7 +386,16 @@ def validation_tables(profiles: Sequence[ThroughputProfile] | None = None) -> li
     return tables
 
 
-def layout_tag(profile: ThroughputProfile) -> tuple[str, ...]:
+class Parallel(Protocol):
+    """What a layout tag is made of: a profile's or a requested setup's (``predict.Layout``) parallel sizes."""
+
+    @property
+    def data_parallel(self) -> int: ...
+    @property
+    def expert_parallel(self) -> int: ...
+
+
+def layout_tag(profile: Parallel) -> tuple[str, ...]:
     """How a replica's GPUs share the model, where it is not one tensor-parallel group (``("dp8 ep8",)``; ``()`` for
     plain TP): part of a setup, so tables of one GPU count but other layouts are not fitted together (DeepSeek-R1 on
     8x B200 decodes at 4.3 ms a token at TP8 and 4 users, at 12 ms with attention DP8 x EP8 at 64)."""

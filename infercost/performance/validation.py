@@ -1,12 +1,14 @@
 """How far the engine model can be trusted: predict bundled tables it was not fitted to, and measure the error.
 
-Three kinds of transfer, the ones a person makes when sizing a workload:
+Four kinds of transfer, the ones a person makes when sizing a workload:
 
 - ``shape``: a table of one setup (model, engine, dtype, GPUs) predicted from that setup's other tables, each
   table held out in turn (leave one table out).
 - ``one_shape``: the same, from a single table of the setup (a person's one sweep), the first one by shape.
 - ``gpu``: a table predicted from every table of the same model and dtype on *other* hardware (GPU type or count),
-  the fitted coefficients moved to this table's GPUs.
+  the fitted coefficients moved to this table's GPUs: every pair, the far ones too (64 GB200s to 4 B200s).
+- ``nearest``: the same from the one other setup a roofline prediction would be calibrated on (``nearness``: the
+  same GPU type, then the nearest GPU count, then the most data): the GPU transfer as infercost makes it.
 
 Errors are relative, ``(predicted - measured) / measured``, per point and metric. ``cross_gpu_ratio`` compares
 the predicted and the published ratio of best throughput between two setups at the same shape.
@@ -14,6 +16,7 @@ the predicted and the published ratio of best throughput between two setups at t
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
@@ -26,6 +29,7 @@ from infercost.performance.calibrate import Calibration, Observation, Setup, fit
 
 METRICS = ("request_throughput", "mean_ttft_ms", "p95_ttft_ms", "mean_tpot_ms", "p95_tpot_ms")
 TRANSFERS = ("shape", "one_shape", "gpu")
+HELD_OUT_TRANSFERS = (*TRANSFERS, "nearest")  # measured on the held-out tables, whose setups span GPU counts
 # The targets the engine model is held to (median and p90 of |relative error|), per metric.
 TARGETS = {
     "request_throughput": (0.10, 0.25),
@@ -101,11 +105,13 @@ def held_out_coverage(signed: NDArray, groups: Sequence[tuple[str, ...]]) -> flo
     return float(np.mean(inside)) if inside else float("nan")
 
 
-def _score(errors: Errors, transfer: str, setup: Setup, calibration: Calibration, table: Table) -> None:
+def _score(errors: Errors, transfers: Sequence[str], setup: Setup, calibration: Calibration, table: Table) -> None:
+    """Each point of ``table`` predicted once, its errors counted under every transfer named."""
     for obs in table.observations:
         predicted = predict_concurrency(setup, calibration, obs.concurrency, obs.input_len, obs.output_len)
         for metric in METRICS:
-            errors.add(transfer, metric, getattr(predicted, metric), getattr(obs, metric), table.group)
+            for transfer in transfers:
+                errors.add(transfer, metric, getattr(predicted, metric), getattr(obs, metric), table.group)
 
 
 def fit_tables(tables: Sequence[Table]) -> Calibration:
@@ -134,31 +140,55 @@ def validate(
         for held in members:
             others = [t for t in members if t is not held]
             if "shape" in transfers and others:
-                _score(errors, "shape", held.setup, fit_tables(others), held)
+                _score(errors, ("shape",), held.setup, fit_tables(others), held)
             if "one_shape" in transfers and others:
                 source = min(others, key=lambda t: t.shape)
-                _score(errors, "one_shape", held.setup, fit_tables([source]), held)
-    if "gpu" in transfers:
-        ratios = _gpu_transfer(groups, errors, progress)
+                _score(errors, ("one_shape",), held.setup, fit_tables([source]), held)
+    if transfers & {"gpu", "nearest"}:
+        ratios = _gpu_transfer(groups, errors, transfers, progress)
     return errors, ratios
 
 
-def _gpu_transfer(groups: dict[tuple[str, ...], list[Table]], errors: Errors,
+Placement = tuple[str, int, tuple[str, ...]]  # GPU type, GPUs a replica, layout tag (``profiles.layout_tag``)
+
+
+def nearness(source: Placement, target: Placement,
+             observations: Sequence[Observation]) -> tuple[bool, float, bool, bool, int]:  # fmt: skip
+    """How far a calibration is from the setup it would be moved to, smaller first: another GPU type, the GPU
+    counts' ratio (in doublings), another layout, no point at 16 users or fewer, fewer points. Moved between far
+    GPU counts the held-out MoE tables erred most (DeepSeek-R1's wide expert-parallel GB200 tables carried to 4 or
+    8 B200s over-predicted throughput 4-6x), so the nearest count and layout go before the most data."""
+    return (source[0].lower() != target[0].lower(), abs(math.log2(source[1] / target[1])), source[2] != target[2],
+            not any(o.concurrency <= 16 for o in observations), -len(observations))
+
+
+def placement(table: Table) -> Placement:
+    return table.group[2], int(table.group[3]), tuple(table.group[5:])
+
+
+def _gpu_transfer(groups: dict[tuple[str, ...], list[Table]], errors: Errors, transfers: set[str],
                   progress: Callable[[str], None] | None) -> list[float]:  # fmt: skip
-    """Fit each setup on all its tables, carry it to every other setup of its family, and score."""
+    """Fit each setup on all its tables, carry it to every other setup of its family (``gpu``) and from the nearest
+    of them (``nearest``), and score."""
     calibrations = {group: fit_tables(members) for group, members in groups.items()}
     ratios = []
     for target_group, targets in groups.items():
-        for source_group, sources in groups.items():
-            if source_group == target_group or sources[0].family != targets[0].family:
+        family = [g for g, sources in groups.items() if g != target_group and sources[0].family == targets[0].family]
+        nearest = min(family, key=lambda g: nearness(placement(groups[g][0]), placement(targets[0]),
+                                                     [o for table in groups[g] for o in table.observations]),
+                      default=None)  # fmt: skip
+        for source_group in family:
+            scored = [t for t in ("gpu", "nearest") if t in transfers and (t == "gpu" or source_group == nearest)]
+            if not scored:
                 continue
             if progress:
                 progress(f"{' '.join(map(str, source_group))} -> {' '.join(map(str, target_group))}")
+            sources = groups[source_group]
             moved = sources[0].setup.on(targets[0].setup.hardware)
             for table in targets:
-                _score(errors, "gpu", moved, calibrations[source_group], table)
+                _score(errors, scored, moved, calibrations[source_group], table)
                 source_table = next((t for t in sources if t.shape == table.shape), None)
-                if source_table is not None:
+                if "gpu" in transfers and source_table is not None:
                     ratios.append(_ratio_error(moved, calibrations[source_group], table, source_table))
     return ratios
 

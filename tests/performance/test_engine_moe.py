@@ -153,3 +153,39 @@ def test_the_weight_floor_leaves_out_the_tensor_parallel_penalty_the_feature_car
         setup = setup_for("qwen3-8b", engine_hardware("H100 SXM", gpus, "bfloat16"), "bfloat16", ENGINE_PRESETS["vllm"])
         floor = roofline_floor(setup)[WEIGHTS]
         assert floor * gpus ** (1 - TENSOR_PARALLEL_WEIGHTS_EXPONENT) == pytest.approx(1.0)
+
+
+def test_a_calibration_is_as_near_as_the_gpu_type_then_count_then_layout_then_data_allow() -> None:
+    from infercost.performance.validation import nearness
+
+    few_users = [Observation(4, 1024, 1024, 1.0)]
+    many_users = [Observation(512, 1024, 1024, 9.0), Observation(256, 1024, 1024, 8.0)]
+    target = ("B200", 8, ())
+    ranked = sorted([(("GB200", 8, ()), few_users), (("B200", 64, ()), few_users), (("B200", 16, ("ep4",)), few_users),
+                     (("B200", 4, ()), many_users), (("B200", 4, ()), few_users)],
+                    key=lambda c: nearness(c[0], target, c[1]))  # fmt: skip
+    assert [(where, len(points)) for where, points in ranked] == [
+        (("B200", 4, ()), 1), (("B200", 4, ()), 2), (("B200", 16, ("ep4",)), 1), (("B200", 64, ()), 1),
+        (("GB200", 8, ()), 1)]  # fmt: skip
+
+
+@pytest.mark.parametrize(("setup", "calibrated_on"), [
+    ("deepseek-ai/DeepSeek-R1@16xGB200:nvfp4", "-20xgb200-"),  # not 36 GB200s (it took the one with most data)
+    ("deepseek-ai/DeepSeek-R1@8xB200:nvfp4", "-8xb200-fp4-"),  # AIConfigurator's "fp4" is NVFP4: not an FP8 table
+])  # fmt: skip
+def test_a_roofline_setup_is_calibrated_on_the_nearest_published_setup(setup: str, calibrated_on: str) -> None:
+    from infercost.performance.predict import predict_source
+
+    predicted = predict_source(f"roofline:{setup}", 1000, 1000, engine="trtllm")
+    assert calibrated_on in predicted.notes[0].split(" (")[0], predicted.notes[0]
+
+
+def test_a_roofline_on_other_gpus_carries_the_error_of_the_rule_that_chose_its_calibration() -> None:
+    from infercost.performance.expected_error import held_out_error
+    from infercost.performance.predict import point_range, predict_source
+
+    predicted = predict_source("roofline:deepseek-ai/DeepSeek-R1@16xGB200:nvfp4", 1000, 1000, engine="trtllm")
+    nearest, every_pair = (held_out_error("moe", "tensorrt-llm", t) for t in ("nearest", "gpu"))
+    assert predicted.transfer == "gpu" and predicted.expected_error == nearest != every_pair
+    low, high = point_range(predicted.points[0], nearest)["output_throughput"]
+    assert low < predicted.points[0].output_throughput < high  # the range a person sees is the nearest rule's
