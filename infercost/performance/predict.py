@@ -251,24 +251,33 @@ def calibrate_bundled_groups() -> dict[str, dict[str, object]]:
             for members in group_tables(validation_tables()).values()}  # fmt: skip
 
 
-def calibrate_profile(profile: ThroughputProfile) -> tuple[Setup, Calibration, str]:
-    """The profile's setup, its calibration, and which transfer its predictions are ('shape' or 'one_shape')."""
+def calibrate_profile(profile: ThroughputProfile) -> tuple[Setup, Calibration, str, dict[str, dict[str, float]]]:
+    """The profile's setup, its calibration, which transfer its predictions are ('shape' or 'one_shape'), and that
+    transfer's measured error: on the calibration set's tables, or, for a held-out published table, on the held-out
+    tables of its model kind and engine (a MoE SGLang table carried dense NIM's narrower ranges before)."""
     setup = engine_setup(profile)
     points = observations(profile)
     if not points:
         raise InputError("run", f"{profile.id} has no point with a throughput to calibrate on")
+    if (held := held_out_tables().get(profile.id)) is not None:
+        setup = held.table.setup
+        shared = sum(t.table.group == held.table.group for t in held_out_tables().values()) > 1
+        calibration, transfer = (_calibrated_held_out(profile.id), "shape") if shared else (fit(setup, points),
+                                                                                              "one_shape")
+        kind = "moe" if setup.shape.num_experts else "dense"
+        return setup, calibration, transfer, held_out_error(kind, engine_preset(profile.engine)[0], transfer)
     groups = group_tables(validation_tables())  # bundled tables only: a stored run is never among them
     table = next((t for members in groups.values() for t in members if t.id == profile.id), None)
     if table is not None and len(groups[table.group]) > 1:
-        return setup, _calibrated_bundled(profile.id), "shape"
-    return setup, fit(setup, points), "one_shape"
+        return setup, _calibrated_bundled(profile.id), "shape", expected_error("shape")
+    return setup, fit(setup, points), "one_shape", expected_error("one_shape")
 
 
 def predict_profile(profile: ThroughputProfile, input_len: int, output_len: int,
                     load: Load = Load()) -> PredictedProfile:  # fmt: skip
     """The profile's setup at another shape (or its own), at its own concurrencies unless others are asked for."""
     _check_shape(input_len, output_len)
-    setup, calibration, transfer = calibrate_profile(profile)
+    setup, calibration, transfer, error = calibrate_profile(profile)
     levels = load.concurrencies or [int(p["concurrency"]) for p in profile.points if p.get("concurrency")]
     notes = [f"engine model calibrated on {len(observations(profile))} points of {profile.id}"
              f" at {profile.input_len:,.0f} in / {profile.output_len:,.0f} out"]  # fmt: skip
@@ -278,7 +287,7 @@ def predict_profile(profile: ThroughputProfile, input_len: int, output_len: int,
     return PredictedProfile("fitted", profile.id, profile.model, profile.hardware, profile.gpus_per_replica,
                             setup.dtype, input_len, output_len,
                             _levels(setup, calibration, input_len, output_len, levels, load), transfer,
-                            expected_error(transfer), calibration, notes, engine_preset(profile.engine)[0],
+                            error, calibration, notes, engine_preset(profile.engine)[0],
                             setup.cached_prompt_fraction)  # fmt: skip
 
 
@@ -342,7 +351,7 @@ def _reference_calibration(reference: ThroughputProfile, gpu: str, gpus: int) ->
     """The reference's setup and calibration, the transfer that moving it here is, and that transfer's measured
     error: on the calibration set's tables, or on the held-out tables of the reference's model kind and engine."""
     if reference.id not in held_out_tables():
-        setup, calibration, _ = calibrate_profile(reference)
+        setup, calibration, _, _ = calibrate_profile(reference)
         return setup, calibration, "gpu", expected_error("gpu")
     setup = held_out_tables()[reference.id].table.setup
     same_gpus = reference.hardware.lower() == gpu.lower() and reference.gpus_per_replica == gpus

@@ -314,6 +314,12 @@ def engine_setup(profile: ThroughputProfile) -> Setup:
     _, config = engine_preset(profile.engine)
     setup = setup_for(profile.model, engine_hardware(profile.hardware, profile.gpus_per_replica or 1, dtype), dtype,
                       config)  # fmt: skip
+    if profile.tensor_parallel and setup.shape.n_heads % profile.tensor_parallel:
+        # AIConfigurator's sample names TP12-TP72 for DeepSeek-R1 on GB200 (128 heads) and TP64 for Qwen3.5 (32):
+        # some layout ran, not that one, and AIConfigurator refuses those rows too ("num_heads should be divisible
+        # by tp_size"); simulated as stated they were the worst calibrations to move (4-22x off elsewhere)
+        raise InputError("tensor_parallel", "the stated tensor-parallel size does not divide the model's attention "
+                                            "heads: not the layout that ran")  # fmt: skip
     return replace(setup, expert_parallel=profile.expert_parallel) if profile.expert_parallel > 1 else setup
 
 
@@ -333,8 +339,9 @@ def observations(profile: ThroughputProfile) -> list[Observation]:
 def unpredictable_reason(profile: ThroughputProfile) -> str:
     """Why the engine model cannot simulate a profile yet ("" when it can): an architecture it has no shape for (the
     mixture-of-experts models of the published tables, for now), a layout it does not simulate (pipeline, attention
-    data or expert parallelism), a GPU without a datasheet, a dtype it has no bytes for, no closed-loop points, or,
-    for a table it could simulate, that the table is not in the calibration set yet."""
+    data or expert parallelism), a stated layout that cannot run, a GPU without a datasheet, a dtype it has no bytes
+    for, no closed-loop points, or, for a table it could simulate, that the table is not in the calibration set
+    yet."""
     if profile.pipeline_parallel > 1:
         return "layout not simulated (pipeline parallelism)"
     if not profile.closed_loop:

@@ -170,7 +170,7 @@ def test_a_calibration_is_as_near_as_the_gpu_type_then_count_then_layout_then_da
 
 
 @pytest.mark.parametrize(("setup", "calibrated_on"), [
-    ("deepseek-ai/DeepSeek-R1@16xGB200:nvfp4", "-20xgb200-"),  # not 36 GB200s (it took the one with most data)
+    ("deepseek-ai/DeepSeek-R1@16xB200:nvfp4", "-16xb200-fp4-"),  # not 8 B200s in FP8 (the one with most data)
     ("deepseek-ai/DeepSeek-R1@8xB200:nvfp4", "-8xb200-fp4-"),  # AIConfigurator's "fp4" is NVFP4: not an FP8 table
 ])  # fmt: skip
 def test_a_roofline_setup_is_calibrated_on_the_nearest_published_setup(setup: str, calibrated_on: str) -> None:
@@ -189,3 +189,26 @@ def test_a_roofline_on_other_gpus_carries_the_error_of_the_rule_that_chose_its_c
     assert predicted.transfer == "gpu" and predicted.expected_error == nearest != every_pair
     low, high = point_range(predicted.points[0], nearest)["output_throughput"]
     assert low < predicted.points[0].output_throughput < high  # the range a person sees is the nearest rule's
+
+
+def test_a_table_whose_stated_layout_cannot_run_is_refused_with_the_reason() -> None:
+    from infercost.performance.predict import predict_source
+    from infercost.performance.profiles import held_out_profiles, unpredictable_reason
+
+    mislabelled = next(p for p in held_out_profiles() if p.id == "published:aic-sglang-unversioned-deepseek-r1-"
+                       "72xgb200-fp8-tp72-dp1-ep1-1024in-1024out")  # TP72 over DeepSeek-R1's 128 heads
+    assert "tensor-parallel size does not divide the model's attention heads" in unpredictable_reason(mislabelled)
+    predicted = predict_source(mislabelled.id, 1024, 1024)  # the table's own points, fitted without a simulation
+    assert predicted.transfer == "none" and "attention heads" in predicted.notes[0]  # and "error is not measured"
+    runs = next(p for p in held_out_profiles() if p.id.startswith("published:aic-sglang-0.5.9-deepseek-r1-8xb200-"))
+    assert unpredictable_reason(runs) == ""
+
+
+def test_a_published_moe_table_carried_to_another_shape_carries_the_held_out_error_of_its_kind() -> None:
+    from infercost.performance.expected_error import expected_error, held_out_error
+    from infercost.performance.predict import predict_source
+
+    table = "published:aic-sglang-0.5.9-deepseek-r1-8xb200-fp8-tp8-dp1-ep1-1024in-1024out"
+    predicted = predict_source(table, 2000, 300)
+    assert predicted.transfer == "shape" and "the other tables of the same setup" in predicted.notes[0]
+    assert predicted.expected_error == held_out_error("moe", "sglang", "shape") != expected_error("shape")
