@@ -53,7 +53,7 @@ from infercost.performance.profiles import (
     weights_dtype,
 )
 from infercost.performance.roofline import ModelShape
-from infercost.performance.validation import Table, fit_tables, group_tables, nearness
+from infercost.performance.validation import Table, fit_tables, group_tables, nearness, richness
 from infercost.pricing import GpuSpec, gpu_spec
 
 DEFAULT_CONCURRENCIES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
@@ -260,7 +260,6 @@ def calibrate_profile(profile: ThroughputProfile) -> tuple[Setup, Calibration, s
     if not points:
         raise InputError("run", f"{profile.id} has no point with a throughput to calibrate on")
     if (held := held_out_tables().get(profile.id)) is not None:
-        setup = held.table.setup
         shared = sum(t.table.group == held.table.group for t in held_out_tables().values()) > 1
         calibration, transfer = (_calibrated_held_out(profile.id), "shape") if shared else (fit(setup, points),
                                                                                               "one_shape")
@@ -302,18 +301,18 @@ def _reference(model: str, gpu: str, gpus: int, dtype: str, engine: str | None =
     same_width = {"float16": "bfloat16", "bfloat16": "float16"}
     target = (gpu, gpus, layout_tag(layout))
 
-    def near(p: ThroughputProfile, observed: Sequence[Observation]) -> tuple[object, ...]:
+    def near(p: ThroughputProfile) -> tuple[object, ...]:
         width = weights_dtype(published_dtype(p))  # AIConfigurator's "fp4" is NVFP4 (gpt-oss's: MXFP4)
         other_engine = engine is not None and engine_preset(p.engine)[0] != engine
         return (other_engine, width not in (dtype, same_width.get(dtype)),
-                *nearness((p.hardware, p.gpus_per_replica, layout_tag(p)), target, observed))  # fmt: skip
+                *nearness((p.hardware, p.gpus_per_replica, layout_tag(p)), target))  # fmt: skip
 
     usable = [p for p in candidates if _usable(p)]
     if usable:
-        return min(usable, key=lambda p: (*near(p, [])[:5], p.basis != "measured"))
+        return min(usable, key=lambda p: (*near(p), p.basis != "measured"))
     held_out = [t for t in held_out_tables().values() if find_bundled(t.profile.model) == wanted]
     observed = _group_observations()
-    best = min(held_out, key=lambda t: near(t.profile, observed[t.table.group]), default=None)
+    best = min(held_out, key=lambda t: (*near(t.profile), *richness(observed[t.table.group])), default=None)
     return best.profile if best else None
 
 

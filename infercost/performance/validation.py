@@ -8,7 +8,7 @@ Four kinds of transfer, the ones a person makes when sizing a workload:
 - ``gpu``: a table predicted from every table of the same model and dtype on *other* hardware (GPU type or count),
   the fitted coefficients moved to this table's GPUs: every pair, the far ones too (64 GB200s to 4 B200s).
 - ``nearest``: the same from the one other setup a roofline prediction would be calibrated on (``nearness``: the
-  same GPU type, then the nearest GPU count, then the most data): the GPU transfer as infercost makes it.
+  same GPU type, then the nearest GPU count and layout; then ``richness``): the GPU transfer as infercost makes it.
 
 Errors are relative, ``(predicted - measured) / measured``, per point and metric. ``cross_gpu_ratio`` compares
 the predicted and the published ratio of best throughput between two setups at the same shape.
@@ -152,14 +152,16 @@ def validate(
 Placement = tuple[str, int, tuple[str, ...]]  # GPU type, GPUs a replica, layout tag (``profiles.layout_tag``)
 
 
-def nearness(source: Placement, target: Placement,
-             observations: Sequence[Observation]) -> tuple[bool, float, bool, bool, int]:  # fmt: skip
-    """How far a calibration is from the setup it would be moved to, smaller first: another GPU type, the GPU
-    counts' ratio (in doublings), another layout, no point at 16 users or fewer, fewer points. Moved between far
-    GPU counts the held-out MoE tables erred most (DeepSeek-R1's wide expert-parallel GB200 tables carried to 4 or
-    8 B200s over-predicted throughput 4-6x), so the nearest count and layout go before the most data."""
-    return (source[0].lower() != target[0].lower(), abs(math.log2(source[1] / target[1])), source[2] != target[2],
-            not any(o.concurrency <= 16 for o in observations), -len(observations))
+def nearness(source: Placement, target: Placement) -> tuple[bool, float, bool]:
+    """How far a calibration's setup is from the one it would be moved to, smaller first: another GPU type, the
+    GPU counts' ratio (in doublings), another layout. Moved between far GPU counts the held-out MoE tables erred
+    most, so the nearest count and layout go before the most data (``richness``)."""
+    return source[0].lower() != target[0].lower(), abs(math.log2(source[1] / target[1])), source[2] != target[2]
+
+
+def richness(observations: Sequence[Observation]) -> tuple[bool, int]:
+    """More of a setup's points, and some at a few users, make a sounder calibration than one point at 512."""
+    return not any(o.concurrency <= 16 for o in observations), -len(observations)
 
 
 def placement(table: Table) -> Placement:
@@ -174,8 +176,8 @@ def _gpu_transfer(groups: dict[tuple[str, ...], list[Table]], errors: Errors, tr
     ratios = []
     for target_group, targets in groups.items():
         family = [g for g, sources in groups.items() if g != target_group and sources[0].family == targets[0].family]
-        nearest = min(family, key=lambda g: nearness(placement(groups[g][0]), placement(targets[0]),
-                                                     [o for table in groups[g] for o in table.observations]),
+        nearest = min(family, key=lambda g: (*nearness(placement(groups[g][0]), placement(targets[0])),
+                                             *richness([o for table in groups[g] for o in table.observations])),
                       default=None)  # fmt: skip
         for source_group in family:
             scored = [t for t in ("gpu", "nearest") if t in transfers and (t == "gpu" or source_group == nearest)]

@@ -156,14 +156,14 @@ def test_the_weight_floor_leaves_out_the_tensor_parallel_penalty_the_feature_car
 
 
 def test_a_calibration_is_as_near_as_the_gpu_type_then_count_then_layout_then_data_allow() -> None:
-    from infercost.performance.validation import nearness
+    from infercost.performance.validation import nearness, richness
 
     few_users = [Observation(4, 1024, 1024, 1.0)]
     many_users = [Observation(512, 1024, 1024, 9.0), Observation(256, 1024, 1024, 8.0)]
     target = ("B200", 8, ())
     ranked = sorted([(("GB200", 8, ()), few_users), (("B200", 64, ()), few_users), (("B200", 16, ("ep4",)), few_users),
                      (("B200", 4, ()), many_users), (("B200", 4, ()), few_users)],
-                    key=lambda c: nearness(c[0], target, c[1]))  # fmt: skip
+                    key=lambda c: (*nearness(c[0], target), *richness(c[1])))  # fmt: skip
     assert [(where, len(points)) for where, points in ranked] == [
         (("B200", 4, ()), 1), (("B200", 4, ()), 2), (("B200", 16, ("ep4",)), 1), (("B200", 64, ()), 1),
         (("GB200", 8, ()), 1)]  # fmt: skip
