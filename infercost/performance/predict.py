@@ -354,10 +354,10 @@ def _reference_calibration(reference: ThroughputProfile, gpu: str, gpus: int) ->
         return setup, calibration, "gpu", expected_error("gpu")
     setup = held_out_tables()[reference.id].table.setup
     same_gpus = reference.hardware.lower() == gpu.lower() and reference.gpus_per_replica == gpus
-    transfer = "shape" if same_gpus else "gpu"
     kind, engine = "moe" if setup.shape.num_experts else "dense", engine_preset(reference.engine)[0]
-    # another GPU's setup is calibrated on the nearest (``_reference``): the error of that rule where it was measured
-    error = (not same_gpus and held_out_error(kind, engine, "nearest")) or held_out_error(kind, engine, transfer)
+    # another GPU's setup is calibrated on the nearest (``_reference``): the error of that rule, where it was measured
+    transfer = "shape" if same_gpus else "nearest" if held_out_error(kind, engine, "nearest") else "gpu"
+    error = held_out_error(kind, engine, transfer)
     return setup, _calibrated_held_out(reference.id), transfer, error
 
 
