@@ -56,10 +56,20 @@ def open_list(page, box) -> None:
 
 
 def choose(page, label: str, option: str) -> None:
+    """Pick an option by typing it into the box and clicking it, opening the list again where a redraw took the
+    option away under the click (a busy CI machine: "element was detached from the DOM" for the whole timeout)."""
     box = page.get_by_test_id("stSelectbox").filter(has_text=label).locator("input")
-    open_list(page, box)
-    box.fill(option)
-    page.get_by_role("option", name=option).click()
+    for attempt in range(3):
+        open_list(page, box)
+        box.fill(option)
+        try:
+            page.get_by_role("option", name=option).click(timeout=15_000)
+            break
+        except PlaywrightTimeout:
+            if attempt == 2:
+                raise
+            page.keyboard.press("Escape")
+            settle(page)
     settle(page)
 
 
