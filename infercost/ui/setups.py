@@ -7,6 +7,7 @@ from collections.abc import Mapping, MutableMapping, Sequence
 from typing import Any
 
 from infercost.costmodel.owned import OwnedHardware, owned_cost_per_gpu_hour
+from infercost.estimate import STALE_PRICE_DAYS
 from infercost.performance.models import bundled_architecture, bundled_models
 from infercost.performance.profiles import ThroughputProfile
 from infercost.pricing import GpuPrice, age_days, bundled_gpu_prices, cheapest_offer
@@ -68,9 +69,9 @@ def offer_choice(offer: GpuPrice) -> str:
 
 
 def offer_age(offer: GpuPrice, today: dt.date | None = None) -> str:
-    """"193 d old ⚠ older than 90 days": how old an offer's price is, flagged past 90 days."""
+    """"193 d old ⚠ older than 90 days": how old an offer's price is, flagged as every stale price is."""
     age = age_days(offer.as_of, today=today)
-    return f"{age} d old" + (" ⚠ older than 90 days" if age > 90 else "")
+    return f"{age} d old" + (f" ⚠ older than {STALE_PRICE_DAYS} days" if age > STALE_PRICE_DAYS else "")
 
 
 def pick_offer(box: Any, label: str, gpu: str, *, key: str, offers: Sequence[GpuPrice] | None = None,

@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from infercost.errors import InputError
+from infercost.estimate import STALE_PRICE_DAYS
 from infercost.files import parse_document
 from infercost.pricing import ApiPrice
 from infercost.pricing.diff import review_api_upload
@@ -16,17 +17,16 @@ from infercost.ui.cached import catalog_json, gpu_prices_json, show_input_error
 from infercost.ui.format import data_table, id_column
 
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
-STALE_AFTER_DAYS = 90
 
 st.title("Prices")
-st.caption(f"Every price is a fact with a source and a date. Prices older than {STALE_AFTER_DAYS} days are flagged.")
+st.caption(f"Every price is a fact with a source and a date. Prices older than {STALE_PRICE_DAYS} days are flagged.")
 st.session_state.setdefault("price_overrides", [])
 
 
 def with_age(rows: list[dict]) -> pd.DataFrame:
     frame = pd.DataFrame(rows)
     frame["age_days"] = [(dt.date.today() - dt.date.fromisoformat(day)).days for day in frame["as_of"]]
-    frame["stale"] = frame["age_days"] > STALE_AFTER_DAYS
+    frame["stale"] = frame["age_days"] > STALE_PRICE_DAYS
     return frame
 
 
