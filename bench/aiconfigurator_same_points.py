@@ -35,7 +35,7 @@ import numpy as np
 from bench.prediction_accuracy import ENGINE_MODEL_DOC, replace_between
 from infercost.performance.calibrate import predict_concurrency
 from infercost.performance.profiles import held_out_profiles, validation_tables
-from infercost.performance.validation import TRANSFERS, Table, fit_tables, group_tables
+from infercost.performance.validation import TRANSFERS, Table, fit_tables, group_tables, shape_sources
 
 PUBLISHED = Path(__file__).resolve().parents[1] / "infercost" / "performance" / "data" / "published"
 PREDICTIONS = PUBLISHED / "aic-predictions-aiconfigurator-0.12.0.csv"
@@ -80,14 +80,13 @@ def engine_predictions(tables: list[Table], wanted: set[str], transfers: Iterabl
 
     transfers = set(transfers)
     for members in groups.values():
-        for held in members:
-            others = [t for t in members if t is not held]
-            if held.id not in targets or not others:
+        for held, others, first in shape_sources(members):
+            if held.id not in targets:
                 continue
             if "shape" in transfers:
                 yield from score("shape", held.setup, fit_tables(others), held)
             if "one_shape" in transfers:
-                yield from score("one_shape", held.setup, fit_tables([min(others, key=lambda t: t.shape)]), held)
+                yield from score("one_shape", held.setup, fit_tables([first]), held)
     if "gpu" in transfers:
         calibrations = {}
         for target_group, members in groups.items():

@@ -10,7 +10,8 @@ Each (kind, engine) slice is validated on its own (``validation.validate``): a t
 tables of its setup (``shape``), from one of them (``one_shape``), or from the same model on other GPUs (``gpu``).
 Prints the median / p90 |relative error| of output throughput, mean TTFT and mean TPOT, the leave-one-setup-out
 coverage of each p10..p90 range, and how many tables the engine model could not predict at all (a refusal is a
-miss), with the reasons.
+miss), with the reasons; and each engine's TTFT prompt-length slope over these and the calibration set's setups of
+several prompt lengths, which the engine presets carry (``EngineConfig.ttft_prompt_slope``).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from collections import defaultdict
 from bench.prediction_accuracy import ENGINE_MODEL_DOC, replace_between
 from infercost.performance.expected_error import HELD_OUT_ERROR_PATH
 from infercost.performance.profiles import held_out_profiles, unpredictable_reason, validation_tables
-from infercost.performance.validation import HELD_OUT_TRANSFERS, validate
+from infercost.performance.validation import HELD_OUT_TRANSFERS, prompt_slopes, validate
 
 HELD_OUT_MARKER = "held-out-accuracy"
 REPORTED = {"request_throughput": "output throughput", "mean_ttft_ms": "mean TTFT", "mean_tpot_ms": "mean TPOT"}
@@ -59,6 +60,9 @@ def main(argv: list[str] | None = None) -> int:
         transfers = HELD_OUT_TRANSFERS if args.write else args.transfer or ("shape", "one_shape")
         errors, _ = validate(tables, transfers)
         summary["slices"][f"{kind}/{engine}"] = errors.summary()
+    summary["prompt_slopes"] = prompt_slopes([*validation_tables(profiles), *validation_tables()])
+    print(f"  TTFT prompt-length slope per engine (EngineConfig.ttft_prompt_slope): {summary['prompt_slopes']}",
+          file=sys.stderr)  # fmt: skip
     if args.write:
         HELD_OUT_ERROR_PATH.write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
     if args.write_docs:

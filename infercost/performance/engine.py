@@ -89,6 +89,11 @@ class EngineConfig:
     large_gpu_batched_tokens: int = 0
     small_gpu_batch: int = 0
     small_gpu_batched_tokens: int = 0
+    # How much faster mean TTFT grows with prompt length than the simulated steps make it, as a log-log slope: what
+    # the TTFT correction takes (``calibrate._ttft_correction``) where a calibration's points have one prompt length
+    # and cannot tell. The median fitted slope of the engine's bundled setups whose points have several
+    # (``validation.prompt_slopes``; python -m bench.held_out_accuracy prints them).
+    ttft_prompt_slope: float = 0.0
 
     def on_gpu(self, gpu: str, memory_gb: float) -> EngineConfig:
         """The engine with the defaults it takes on this GPU (and no GPU-dependent defaults left to apply)."""
@@ -119,18 +124,23 @@ ENGINE_PRESETS: dict[str, EngineConfig] = {
     # later prompts' TTFT at a fraction of it. 65536 fits the bundled sweeps best (shape transfer, mean TTFT median
     # |error| 23.1% at 16384, 14.0% at 65536, 12.9% at 131072 with throughput and TPOT worse;
     # bench.prediction_accuracy).
-    "tensorrt-llm": EngineConfig(max_batch=256, max_batched_tokens=65536, chunked_prefill=False, reserve_full_kv=True),
+    "tensorrt-llm": EngineConfig(max_batch=256, max_batched_tokens=65536, chunked_prefill=False, reserve_full_kv=True,
+                                 ttft_prompt_slope=-0.06),
     # vLLM V1's server: max_num_seqs 1024 and max_num_batched_tokens 8192 on a GPU of 70 GiB or more other than an
     # A100, 256 and 2048 on the others (EngineArgs.get_batch_defaults, vllm-project/vllm at 99d7eb5,
     # vllm/engine/arg_utils.py); chunked prefill on, KV blocks on demand. The cap was 256 here before: SGLang's and
-    # vLLM's held-out sweeps run 512 users, which it queued into TTFTs of 20 s against 3 s measured.
+    # vLLM's held-out sweeps run 512 users, which it queued into TTFTs of 20 s against 3 s measured. Its TTFT grows
+    # with prompt length as (length)^0.25 beyond the steps (76 setups of several prompt lengths: quartiles 0.11 and
+    # 0.39; dense 0.47, MoE 0.22; the other engines' are near 0): time outside the steps that grows with the prompt,
+    # or prefill slower than the fit can tell from decoding (the cause is not measured separately).
     "vllm": EngineConfig(max_batch=1024, max_batched_tokens=8192, chunked_prefill=True, reserve_full_kv=False,
-                         prefix_caching=True, small_gpu_batch=256, small_gpu_batched_tokens=2048),
+                         prefix_caching=True, small_gpu_batch=256, small_gpu_batched_tokens=2048,
+                         ttft_prompt_slope=0.25),
     # SGLang: chunked_prefill_size 8192 on GPUs under 160 GB (H100, H200), 16384 on larger ones (B200, MI300X), and
     # no running-request cap but the memory pool's (max_running_requests unset: at least 2048 request slots); in
     # sgl-project/sglang at 469c63e, python/sglang/srt/server_args.py and model_runner.py.
     "sglang": EngineConfig(max_batch=2048, max_batched_tokens=8192, chunked_prefill=True, reserve_full_kv=False,
-                           prefix_caching=True, large_gpu_batched_tokens=16384),
+                           prefix_caching=True, large_gpu_batched_tokens=16384, ttft_prompt_slope=0.03),
 }
 LARGE_GPU_GB = 160 * 1024 * 2**20 / 1e9  # SGLang's tier for a larger chunked prefill (gpu_mem >= 160 * 1024 MiB)
 SMALL_GPU_GB = 70 * 2**30 / 1e9  # vLLM's tier for its larger defaults (device memory >= 70 GiB)

@@ -2,8 +2,9 @@
 
 Four kinds of transfer, the ones a person makes when sizing a workload:
 
-- ``shape``: a table of one setup (model, engine, dtype, GPUs) predicted from that setup's other tables, each
-  table held out in turn (leave one table out).
+- ``shape``: a table of one setup (model, engine, dtype, GPUs) predicted from that setup's tables of other token
+  shapes, each shape held out in turn with its repeat runs (leave one shape out: a repeat of the same sweep, often
+  identical point for point in AIConfigurator's sample, would make the transfer a lookup).
 - ``one_shape``: the same, from a single table of the setup (a person's one sweep), the first one by shape.
 - ``gpu``: a table predicted from every table of the same model and dtype on *other* hardware (GPU type or count),
   the fitted coefficients moved to this table's GPUs: every pair, the far ones too (64 GB200s to 4 B200s).
@@ -19,13 +20,22 @@ from __future__ import annotations
 import math
 import statistics
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
 
-from infercost.performance.calibrate import Calibration, Observation, Setup, fit, predict_concurrency, predict_offline
+from infercost.performance.calibrate import (
+    PROMPT,
+    Calibration,
+    Observation,
+    Setup,
+    fit,
+    predict_concurrency,
+    predict_offline,
+)
+from infercost.performance.engine import engine_preset
 
 METRICS = ("request_throughput", "mean_ttft_ms", "p95_ttft_ms", "mean_tpot_ms", "p95_tpot_ms")
 TRANSFERS = ("shape", "one_shape", "gpu")
@@ -127,6 +137,15 @@ def group_tables(tables: Iterable[Table]) -> dict[tuple[str, ...], list[Table]]:
     return dict(groups)
 
 
+def shape_sources(members: Sequence[Table]) -> Iterator[tuple[Table, list[Table], Table]]:
+    """Each table of one setup with what the ``shape`` and ``one_shape`` transfers predict it from: the setup's
+    tables of other shapes (a repeat run of the held shape is not another), and the first of them by shape."""
+    for held in members:
+        others = [t for t in members if t.shape != held.shape]
+        if others:
+            yield held, others, min(others, key=lambda t: t.shape)
+
+
 def validate(
     tables: Sequence[Table], transfers: Iterable[str] = TRANSFERS, progress: Callable[[str], None] | None = None
 ) -> tuple[Errors, list[float]]:
@@ -137,16 +156,28 @@ def validate(
     for group, members in groups.items():
         if progress:
             progress(" ".join(map(str, group)))
-        for held in members:
-            others = [t for t in members if t is not held]
-            if "shape" in transfers and others:
+        for held, others, first in shape_sources(members):
+            if "shape" in transfers:
                 _score(errors, ("shape",), held.setup, fit_tables(others), held)
-            if "one_shape" in transfers and others:
-                source = min(others, key=lambda t: t.shape)
-                _score(errors, ("one_shape",), held.setup, fit_tables([source]), held)
+            if "one_shape" in transfers:
+                _score(errors, ("one_shape",), held.setup, fit_tables([first]), held)
     if transfers & {"gpu", "nearest"}:
         ratios = _gpu_transfer(groups, errors, transfers, progress)
     return errors, ratios
+
+
+def prompt_slopes(tables: Sequence[Table]) -> dict[str, dict[str, float]]:
+    """Per engine, the median and quartiles of the TTFT correction's prompt-length slope over the setups whose
+    tables have more than one prompt length: the slope an engine preset gives a calibration that cannot fit its own
+    (``EngineConfig.ttft_prompt_slope``)."""
+    slopes: dict[str, list[float]] = defaultdict(list)
+    for group, members in group_tables(tables).items():
+        if len({t.shape[0] for t in members}) > 1:
+            correction = fit_tables(members).ttft_correction
+            slopes[engine_preset(group[1])[0]].append(float(correction[PROMPT]))
+    return {engine: {"setups": len(values), "p25": float(np.percentile(values, 25)),
+                     "median": float(np.median(values)), "p75": float(np.percentile(values, 75))}
+            for engine, values in sorted(slopes.items())}  # fmt: skip
 
 
 Placement = tuple[str, int, tuple[str, ...]]  # GPU type, GPUs a replica, layout tag (``profiles.layout_tag``)

@@ -99,6 +99,69 @@ def test_fitting_recovers_the_coefficients_that_made_the_points(setup):
         assert got.mean_tpot_ms == pytest.approx(want.mean_tpot_ms, rel=0.05)
 
 
+def test_two_points_far_apart_still_make_a_ttft_correction(setup):
+    """The outlier rule leaves out a point far from the median miss; of two points the median is their middle, so
+    both were left out and the fit crashed on an empty design (a person's two-level sweep, one level queueing)."""
+    truth = Calibration(THETA, 0)
+    points = []
+    for c, stretch in ((1, 0.05), (64, 20.0)):  # TTFTs 20x under and 20x over what the steps give
+        p = predict_concurrency(setup, truth, c, 1000, 200)
+        points.append(Observation(c, 1000, 200, p.request_throughput, p.mean_ttft_ms * stretch, p.mean_tpot_ms))
+    fitted = fit(setup, points)
+    assert fitted.ttft_correction is not None and np.isfinite(fitted.ttft_correction).all()
+
+
+def test_a_correction_lowers_ttft_whole_and_raises_it_half_way(setup):
+    """Measured TTFTs under the simulation's carried to other loads whole; over it, half the way in log terms
+    (``TTFT_RAISE_SHARE``: raises came from queue jumps that did not hold at other shapes)."""
+    from infercost.performance.calibrate import TTFT_RAISE_SHARE, _load_terms
+
+    plain = predict_concurrency(setup, Calibration(THETA, 0), 8, 1000, 200)
+    log_factor = math.log(3.0)
+    for sign in (-1, 1):
+        correction = sign * log_factor * np.eye(len(_load_terms(1, 1)))[0]  # the same factor at every load
+        corrected = predict_concurrency(setup, Calibration(THETA, 0, ttft_correction=correction), 8, 1000, 200)
+        share = 1.0 if sign < 0 else TTFT_RAISE_SHARE
+        assert corrected.mean_ttft_ms == pytest.approx(plain.mean_ttft_ms * math.exp(sign * share * log_factor))
+    assert TTFT_RAISE_SHARE < 1
+
+
+def test_one_prompt_length_takes_the_engines_prompt_slope(setup):
+    """Points of one prompt length cannot tell a request's fixed latency from its prefill: the correction's
+    prompt-length term is the engine preset's, and the stored harness run is where each preset's value comes from."""
+    from infercost.performance.calibrate import PROMPT
+    from infercost.performance.engine import ENGINE_PRESETS
+    from infercost.performance.expected_error import held_out_errors
+
+    truth = Calibration(THETA, 0)
+    sloped = replace(setup, engine=replace(setup.engine, ttft_prompt_slope=0.25))
+    points = [Observation(c, 1000, 200, p.request_throughput, p.mean_ttft_ms * 1.5, p.mean_tpot_ms)
+              for c in (1, 8, 32) for p in [predict_concurrency(setup, truth, c, 1000, 200)]]  # fmt: skip
+    fitted = fit(sloped, points)
+    assert fitted.ttft_correction[PROMPT] == pytest.approx(0.25)
+    at_fitted = predict_concurrency(sloped, fitted, 8, 1000, 200).mean_ttft_ms
+    assert at_fitted == pytest.approx(points[1].mean_ttft_ms, rel=0.1)  # the slope moves nothing where it was fitted
+    stored = held_out_errors()["prompt_slopes"]
+    for engine, preset in ENGINE_PRESETS.items():
+        assert preset.ttft_prompt_slope == pytest.approx(stored[engine]["median"], abs=0.005), engine
+
+
+def test_a_held_out_shape_is_held_out_with_its_repeat_runs():
+    """A repeat run of the held shape in the fit made the shape transfer a lookup (AIConfigurator's sample repeats
+    sweeps point for point): every table is predicted only from its setup's tables of other shapes."""
+    from infercost.performance.validation import Table, validate
+
+    base = validation_tables()[0]
+    first = replace(base, id="a", observations=base.observations)
+    repeat = replace(base, id="a-run2", observations=base.observations)
+    errors, _ = validate([first, repeat], ("shape", "one_shape"))
+    assert not errors.values  # nothing of another shape to predict from
+    other = Table("b", base.group, base.family, base.setup,
+                  tuple(replace(o, input_len=o.input_len * 2) for o in base.observations))
+    errors, _ = validate([first, repeat, other], ("shape",))
+    assert len(errors.values["shape"]["request_throughput"]) == 3 * len(base.observations)
+
+
 def test_an_open_loop_above_capacity_says_it_saturates(setup):
     calibration = Calibration(THETA, 0)
     closed = predict_concurrency(setup, calibration, 64, 500, 200)
