@@ -146,6 +146,24 @@ def test_one_prompt_length_takes_the_engines_prompt_slope(setup):
         assert preset.ttft_prompt_slope == pytest.approx(stored[engine]["median"], abs=0.005), engine
 
 
+@pytest.mark.parametrize("sign", [-1, 1])
+def test_a_raised_ttft_keeps_littles_law_and_a_lowered_one_keeps_the_throughput(setup, sign):
+    """A closed loop's throughput is its users over their cycle: a raised TTFT lengthens the cycle (it broke Little's
+    law: 839 s a request at a 589 s cycle); a lowered one reproduces a measurement's TTFT below its own throughput's
+    and leaves the throughput as simulated."""
+    from infercost.performance.calibrate import CLIENT_DELAY_MS, _load_terms
+
+    plain = predict_concurrency(setup, Calibration(THETA, 0), 16, 2000, 200)
+    correction = sign * math.log(4.0) * np.eye(len(_load_terms(1, 1)))[0]
+    corrected = predict_concurrency(setup, Calibration(THETA, 0, ttft_correction=correction), 16, 2000, 200)
+    cycle_s = (corrected.mean_e2el_ms + CLIENT_DELAY_MS) / 1000
+    if sign > 0:
+        assert corrected.request_throughput == pytest.approx(16 / cycle_s)
+        assert corrected.request_throughput < plain.request_throughput
+    else:
+        assert corrected.request_throughput == pytest.approx(plain.request_throughput)
+
+
 def test_a_held_out_shape_is_held_out_with_its_repeat_runs():
     """A repeat run of the held shape in the fit made the shape transfer a lookup (AIConfigurator's sample repeats
     sweeps point for point): every table is predicted only from its setup's tables of other shapes."""
