@@ -30,6 +30,26 @@ def test_a_decode_step_reads_the_distinct_experts_its_tokens_route_to(gpt_oss: S
     assert experts_ms(1024) == pytest.approx(all_experts_ms, rel=1e-6)
 
 
+def test_experts_spread_whole_over_gpus_wait_for_the_busiest_gpu() -> None:
+    """Under expert parallelism a GPU holds whole experts, and a decode step of few tokens hits some GPUs' experts
+    more than others': the step waits for the busiest, by hand with the normal approximation (Qwen3.5-397B, 512
+    experts, 10 a token, over 4 GPUs: 128 each). Sharded experts (tensor parallelism) are balanced; so is a step
+    that reads every expert."""
+    import math
+    from dataclasses import replace
+    from statistics import NormalDist
+
+    sharded = setup_for("qwen3.5-397b-a17b", engine_hardware("B200", 4, "fp8"), "fp8", ENGINE_PRESETS["sglang"])
+    spread = replace(sharded, expert_parallel=4)
+    q = 1 - (1 - 10 / 512) ** 4  # the share of a layer's experts four decode tokens hit
+    largest = NormalDist().inv_cdf((4 - 0.375) / (4 + 0.25))
+    want = 1 + largest * math.sqrt(128 * q * (1 - q)) / (128 * q)
+    assert spread.cost.expert_weights_ms(4) == pytest.approx(sharded.cost.expert_weights_ms(4) * want)
+    assert want == pytest.approx(1.32, abs=0.01)
+    assert spread.cost.expert_weights_ms(1_000_000) == pytest.approx(sharded.cost.expert_weights_ms(1_000_000))
+    assert 1 < spread.cost.expert_imbalance(1 - (1 - 10 / 512) ** 64) < want  # more tokens, more even
+
+
 def test_an_mla_decode_step_computes_over_the_latent_and_its_prefill_expanded() -> None:
     deepseek = setup_for("deepseek-ai/DeepSeek-V3", engine_hardware("H200", 8, "fp8"), "fp8", ENGINE_PRESETS["sglang"])
     cost, shape, compute = deepseek.cost, deepseek.shape, FEATURES.index("compute_ms")
