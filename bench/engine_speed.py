@@ -3,8 +3,9 @@
     python -m bench.engine_speed [--repeats 7]
 
 Times ``predict_concurrency`` over concurrency 1, 2, 5, 10, 25, 50, 100, 150, 200, 250 at three token shapes, for
-a calibrated 8B setup on an H100, median of the repeats; and, in the same run, a fixed pure-Python baseline (a
-million-step loop) so the figure can be read as a ratio on a shared, noisy machine.
+an 8B setup on an H100 and a MoE one (DeepSeek-R1 in FP8 on eight B200s, its experts spread over them: latent
+attention, routed-expert reads and the busiest GPU's share each step), median of the repeats; and, in the same run,
+a fixed pure-Python baseline (a million-step loop) so the figure can be read as a ratio on a shared, noisy machine.
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from dataclasses import replace
 
 from infercost.performance.calibrate import PRIOR, Calibration, predict_concurrency
-from infercost.performance.profiles import engine_setup, find_profile
+from infercost.performance.engine import ENGINE_PRESETS
+from infercost.performance.profiles import engine_hardware, engine_setup, find_profile, setup_for
 
 LEVELS = (1, 2, 5, 10, 25, 50, 100, 150, 200, 250)
 SHAPES = ((200, 1000), (2000, 200), (7000, 1000))
@@ -32,20 +35,23 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=7)
     args = parser.parse_args(argv)
-    setup = engine_setup(find_profile("published:nim-trtllm-llama-3-8b-instruct-1xh100-fp8-200in-1000out"))
+    dense = engine_setup(find_profile("published:nim-trtllm-llama-3-8b-instruct-1xh100-fp8-200in-1000out"))
+    moe = replace(setup_for("deepseek-r1", engine_hardware("B200", 8, "fp8"), "fp8", ENGINE_PRESETS["sglang"]),
+                  expert_parallel=8)  # fmt: skip
     calibration = Calibration(PRIOR, 0)
     baseline = statistics.median(_baseline_ms() for _ in range(args.repeats))
     print(f"baseline (1M-step Python loop): {baseline:.1f} ms")
-    for input_len, output_len in SHAPES:
-        times = []
-        for _ in range(args.repeats):
-            started = time.perf_counter()
-            for level in LEVELS:
-                predict_concurrency(setup, calibration, level, input_len, output_len)
-            times.append((time.perf_counter() - started) * 1000)
-        median = statistics.median(times)
-        print(f"{input_len:>5} in / {output_len:>5} out: 10-level sweep {median:6.1f} ms "
-              f"({median / baseline:.2f}x the baseline)")
+    for name, setup in (("Llama-3-8B, 1x H100", dense), ("DeepSeek-R1, 8x B200 EP8", moe)):
+        for input_len, output_len in SHAPES:
+            times = []
+            for _ in range(args.repeats):
+                started = time.perf_counter()
+                for level in LEVELS:
+                    predict_concurrency(setup, calibration, level, input_len, output_len)
+                times.append((time.perf_counter() - started) * 1000)
+            median = statistics.median(times)
+            print(f"{name:<25} {input_len:>5} in / {output_len:>5} out: 10-level sweep {median:6.1f} ms "
+                  f"({median / baseline:.2f}x the baseline)")
     return 0
 
 
