@@ -6,8 +6,11 @@ and TensorRT-LLM sweeps of MoE and dense models on H100 to B300 and MI300X), per
     python -m bench.held_out_accuracy --write      # every transfer, stored for predictions calibrated on these tables
     python -m bench.held_out_accuracy --write-docs # the table in docs/engine-model.md, from the stored errors
 
-Each (kind, engine) slice is validated on its own (``validation.validate``): a table predicted from the other
-tables of its setup (``shape``), from one of them (``one_shape``), or from the same model on other GPUs (``gpu``).
+Each (kind, engine) slice is validated on its own (``validation.validate``): a table predicted from its setup's
+tables of other shapes (``shape``), from one of them (``one_shape``), from the same model on other GPUs (``gpu``,
+and from the one setup a roofline would pick, ``nearest``); and across slices, from the same setup under another
+release of its engine (``engine_version``) or another engine (``engine``), each error counted in the predicted
+table's slice (``validation.engine_transfer``).
 Prints the median / p90 |relative error| of output throughput, mean TTFT and mean TPOT, the leave-one-setup-out
 coverage of each p10..p90 range, and how many tables the engine model could not predict at all (a refusal is a
 miss), with the reasons; and each engine's TTFT prompt-length slope over these and the calibration set's setups of
@@ -24,7 +27,14 @@ from collections import defaultdict
 from bench.prediction_accuracy import ENGINE_MODEL_DOC, replace_between
 from infercost.performance.expected_error import HELD_OUT_ERROR_PATH
 from infercost.performance.profiles import held_out_profiles, unpredictable_reason, validation_tables
-from infercost.performance.validation import HELD_OUT_TRANSFERS, prompt_slopes, validate
+from infercost.performance.validation import (
+    ENGINE_TRANSFERS,
+    HELD_OUT_TRANSFERS,
+    Errors,
+    engine_transfer,
+    prompt_slopes,
+    validate,
+)
 
 HELD_OUT_MARKER = "held-out-accuracy"
 REPORTED = {"request_throughput": "output throughput", "mean_ttft_ms": "mean TTFT", "mean_tpot_ms": "mean TPOT"}
@@ -55,11 +65,18 @@ def main(argv: list[str] | None = None) -> int:
         slices[kind, table.group[1].split()[0]].append(table)
     summary = {"tables": len(profiles), "predicted": len(profiles) - sum(refused.values()),
                "refused": dict(refused), "slices": {}}  # fmt: skip
+    transfers = HELD_OUT_TRANSFERS if args.write else args.transfer or ("shape", "one_shape")
+    errors = {}
     for (kind, engine), tables in sorted(slices.items()):
         print(f"  {kind} {engine}: {len(tables)} tables", file=sys.stderr)
-        transfers = HELD_OUT_TRANSFERS if args.write else args.transfer or ("shape", "one_shape")
-        errors, _ = validate(tables, transfers)
-        summary["slices"][f"{kind}/{engine}"] = errors.summary()
+        errors[kind, engine], _ = validate(tables, transfers)
+    if set(transfers) & set(ENGINE_TRANSFERS):  # across slices: a source of another engine predicts this one's
+        for kind in sorted({kind for kind, _ in slices}):
+            print(f"  {kind}: between engine releases and engines", file=sys.stderr)
+            every_engine = [t for (k, _), tables in slices.items() if k == kind for t in tables]
+            engine_transfer(every_engine, lambda engine, kind=kind: errors.setdefault((kind, engine), Errors()))
+    for (kind, engine), slice_errors in sorted(errors.items()):
+        summary["slices"][f"{kind}/{engine}"] = slice_errors.summary()
     summary["prompt_slopes"] = prompt_slopes([*validation_tables(profiles), *validation_tables()])
     print(f"  TTFT prompt-length slope per engine (EngineConfig.ttft_prompt_slope): {summary['prompt_slopes']}",
           file=sys.stderr)  # fmt: skip

@@ -8,6 +8,7 @@ quantiles (p10, p50, p90 of predicted / measured - 1) give the range a predicted
 from __future__ import annotations
 
 import json
+import math
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -52,3 +53,22 @@ def held_out_error(kind: str, engine: str, transfer: str) -> dict[str, dict[str,
     """Per metric, the error of a transfer measured on the held-out tables of one model kind (``dense``/``moe``)
     and engine (``vllm``, ``sglang``, ``tensorrt-llm``); {} if not measured."""
     return held_out_errors().get("slices", {}).get(f"{kind}/{engine}", {}).get(transfer, {})
+
+
+def compounded(first: dict[str, dict[str, float]], second: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+    """The error of two moves made one after the other (another engine's calibration, from other GPUs), taken as
+    independent: a prediction is ``measured × (1 + e1)(1 + e2)``, so their log medians add and the log distances
+    from median to p10 and to p90 add in quadrature. Per metric both measured; {} if either was not."""
+    out = {}
+    for metric in first.keys() & second.keys():
+        a, b = first[metric], second[metric]
+        if not all(key in row for row in (a, b) for key in ("p10", "p50", "p90")):
+            continue
+        center = math.log1p(a["p50"]) + math.log1p(b["p50"])
+
+        def spread(q: str, a: dict[str, float] = a, b: dict[str, float] = b) -> float:
+            return math.hypot(math.log1p(a[q]) - math.log1p(a["p50"]), math.log1p(b[q]) - math.log1p(b["p50"]))
+
+        out[metric] = {"p10": math.expm1(center - spread("p10")), "p50": math.expm1(center),
+                       "p90": math.expm1(center + spread("p90"))}  # fmt: skip
+    return out

@@ -35,7 +35,7 @@ from infercost.performance.calibrate import (
     prior_for,
 )
 from infercost.performance.engine import ENGINE_PRESETS, engine_preset, held_weight_bytes
-from infercost.performance.expected_error import expected_error, held_out_error, stored_calibrations
+from infercost.performance.expected_error import compounded, expected_error, held_out_error, stored_calibrations
 from infercost.performance.models import find_bundled
 from infercost.performance.profiles import (
     ThroughputProfile,
@@ -447,9 +447,14 @@ def predict_roofline(
                  "KV-cache capacity from the datasheet"]  # fmt: skip
         if engine not in (None, measured_on):  # another engine's scheduler over this engine's fitted step costs
             calibration = replace(calibration, engine=None)
+            kind = "moe" if reference_setup.shape.num_experts else "dense"
+            error = compounded(error, held_out_error(kind, engine, "engine"))  # the engine's move after the GPUs'
+            basis = (f"its error compounds the {transfer} transfer's and the held-out tables' move between engines "
+                     "(the same weights and GPUs under another engine)" if error else
+                     "the error of moving between engines is not measured")  # fmt: skip
+            transfer = "engine"
             notes.append(f"measured on {measured_on}, scheduled as {engine} (its preset: step budget, chunked "
-                         f"prefill, KV reservation); the error of moving between engines is not measured")
-            transfer, error = "engine", {}
+                         f"prefill, KV reservation); {basis}")
         setup = setup_for(model, hardware, dtype, ENGINE_PRESETS[engine] if engine else reference_setup.engine)
     else:
         setup = setup_for(model, hardware, dtype, ENGINE_PRESETS[engine or "vllm"])

@@ -10,6 +10,9 @@ Four kinds of transfer, the ones a person makes when sizing a workload:
   the fitted coefficients moved to this table's GPUs: every pair, the far ones too (64 GB200s to 4 B200s).
 - ``nearest``: the same from the one other setup a roofline prediction would be calibrated on (``nearness``: the
   same GPU type, then the nearest GPU count and layout; then ``richness``): the GPU transfer as infercost makes it.
+- ``engine_version`` and ``engine``: a table predicted from the same model and weights on the same GPUs and layout,
+  served by another release of its engine, or by another engine whose fitted step costs are scheduled as this
+  engine schedules (what ``throughput --engine`` does with a calibration of another engine).
 
 Errors are relative, ``(predicted - measured) / measured``, per point and metric. ``cross_gpu_ratio`` compares
 the predicted and the published ratio of best throughput between two setups at the same shape.
@@ -21,7 +24,7 @@ import math
 import statistics
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from numpy.typing import NDArray
@@ -39,7 +42,9 @@ from infercost.performance.engine import engine_preset
 
 METRICS = ("request_throughput", "mean_ttft_ms", "p95_ttft_ms", "mean_tpot_ms", "p95_tpot_ms")
 TRANSFERS = ("shape", "one_shape", "gpu")
-HELD_OUT_TRANSFERS = (*TRANSFERS, "nearest")  # measured on the held-out tables, whose setups span GPU counts
+ENGINE_TRANSFERS = ("engine_version", "engine")  # between releases and engines: ``engine_transfer``
+# measured on the held-out tables, whose setups span GPU counts, engine releases and engines
+HELD_OUT_TRANSFERS = (*TRANSFERS, "nearest", *ENGINE_TRANSFERS)
 # The targets the engine model is held to (median and p90 of |relative error|), per metric.
 TARGETS = {
     "request_throughput": (0.10, 0.25),
@@ -178,6 +183,46 @@ def prompt_slopes(tables: Sequence[Table]) -> dict[str, dict[str, float]]:
     return {engine: {"setups": len(values), "p25": float(np.percentile(values, 25)),
                      "median": float(np.median(values)), "p75": float(np.percentile(values, 75))}
             for engine, values in sorted(slopes.items())}  # fmt: skip
+
+
+def engine_transfer(tables: Sequence[Table], errors_for: Callable[[str], Errors]) -> None:
+    """Score ``engine_version`` and ``engine`` over the tables (every engine's), each error under the predicted
+    table's engine (``errors_for(engine)``). The source is a setup of the same model, weight width, GPU type and
+    count and layout; another release of the same engine (both named: an unnamed release may be the same) or
+    another engine, whose calibration is then scheduled by the target's engine preset."""
+    groups = group_tables(tables)
+    calibrations: dict[tuple[str, ...], Calibration] = {}
+    for target_group, targets in groups.items():
+        engine, release = _engine_release(target_group)
+        for source_group, sources in groups.items():
+            if source_group == target_group or not _same_weights_and_gpus(sources[0], targets[0]):
+                continue
+            source_engine, source_release = _engine_release(source_group)
+            if source_engine != engine:
+                transfer = "engine"
+            elif release and source_release and release != source_release:
+                transfer = "engine_version"
+            else:
+                continue
+            if source_group not in calibrations:
+                calibrations[source_group] = fit_tables(sources)
+            calibration = calibrations[source_group]
+            if transfer == "engine":
+                calibration = replace(calibration, engine=None)
+            for table in targets:
+                _score(errors_for(engine), (transfer,), table.setup, calibration, table)
+
+
+def _engine_release(group: tuple[str, ...]) -> tuple[str, str]:
+    """A setup's engine (its preset's key) and release ('' where the table does not name it)."""
+    name, _, release = group[1].partition(" ")
+    return engine_preset(name)[0], release
+
+
+def _same_weights_and_gpus(source: Table, target: Table) -> bool:
+    """Same model, weight width, GPU type and count, and layout: a setup that differs only in its engine."""
+    return (source.family[0], source.family[2], *source.group[2:4], *source.group[5:]) == (
+        target.family[0], target.family[2], *target.group[2:4], *target.group[5:])  # fmt: skip
 
 
 Placement = tuple[str, int, tuple[str, ...]]  # GPU type, GPUs a replica, layout tag (``profiles.layout_tag``)

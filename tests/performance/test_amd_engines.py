@@ -29,8 +29,8 @@ def test_asking_for_tensorrt_llm_on_an_amd_gpu_is_one_line_naming_the_engine():
 
 def test_a_calibration_measured_on_tensorrt_llm_is_scheduled_as_vllm_on_amd_and_says_so():
     """Llama-3.1-8B's nearest published tables are NIM's (TensorRT-LLM): on an H100 it keeps their engine, on an
-    MI300X it cannot, so vLLM's scheduler runs over the fitted step costs, an engine transfer with no measured
-    error (its range is wide, not missing)."""
+    MI300X it cannot, so vLLM's scheduler runs over the fitted step costs, an engine transfer (its range compounds
+    the GPU move's error and the held-out move between engines)."""
     nvidia = predict_roofline("llama-3.1-8b", "H100 SXM", 1, "bfloat16", 1000, 300)
     amd = predict_roofline("llama-3.1-8b", "MI300X", 1, "bfloat16", 1000, 300)
     assert nvidia.engine == "tensorrt-llm"

@@ -164,6 +164,32 @@ def test_a_raised_ttft_keeps_littles_law_and_a_lowered_one_keeps_the_throughput(
         assert corrected.request_throughput == pytest.approx(plain.request_throughput)
 
 
+def test_moves_between_engine_releases_and_engines_are_scored_on_the_same_gpus_only():
+    """``engine_transfer``: a setup predicted from the same weights and GPUs under another release of its engine
+    (both named) or another engine, its errors counted under its own engine; other GPUs are not an engine move."""
+    from collections import defaultdict
+
+    from infercost.performance.validation import Errors, Table, engine_transfer
+
+    base = validation_tables()[0]
+
+    def table(engine: str, gpus: str = base.group[3]) -> Table:
+        group = (base.group[0], engine, base.group[2], gpus, *base.group[4:])
+        return Table(f"{engine} {gpus}", group, (base.family[0], engine, base.family[2]), base.setup,
+                     base.observations)  # fmt: skip
+
+    tables = [table("vllm 0.18.0"), table("vllm 0.19.0"), table("vllm"), table("sglang 0.5.9"),
+              table("sglang 0.5.9", gpus="16")]  # fmt: skip
+    errors: dict[str, Errors] = defaultdict(Errors)
+    engine_transfer(tables, errors.__getitem__)
+    points = len(base.observations)
+    vllm, sglang = errors["vllm"].values, errors["sglang"].values
+    assert len(vllm["engine_version"]["request_throughput"]) == 2 * points  # 0.18 <-> 0.19; the unnamed one not
+    assert len(vllm["engine"]["request_throughput"]) == 3 * points  # each vLLM table from the SGLang one
+    assert len(sglang["engine"]["request_throughput"]) == 3 * points  # the 8-GPU SGLang table from each vLLM one
+    assert "engine_version" not in sglang
+
+
 def test_a_held_out_shape_is_held_out_with_its_repeat_runs():
     """A repeat run of the held shape in the fit made the shape transfer a lookup (AIConfigurator's sample repeats
     sweeps point for point): every table is predicted only from its setup's tables of other shapes."""

@@ -86,11 +86,39 @@ def test_an_engine_without_a_prefix_cache_prefills_the_whole_prompt_and_says_so(
     assert any("prefix cache is off" in note for note in warm.notes)
 
 
-def test_another_engine_than_the_measured_one_is_an_engine_transfer_with_a_wide_range() -> None:
+def test_another_engine_than_the_measured_one_compounds_the_measured_move_between_engines() -> None:
+    """Llama-3.1-8B is calibrated on NIM (TensorRT-LLM); asked for SGLang, its range is the shape transfer's error
+    and the held-out tables' move between engines (dense, to SGLang), compounded: wider than either alone."""
+    from infercost.performance.expected_error import compounded, held_out_error
+
+    kept = predict_roofline(*LLAMA_8B, 1000, 300, Load([8]))
     moved = predict_roofline(*LLAMA_8B, 1000, 300, Load([8]), engine="sglang")
+    assert kept.engine == "tensorrt-llm" and kept.transfer != "engine"
     assert moved.engine == "sglang" and moved.transfer == "engine"
+    between = held_out_error("dense", "sglang", "engine")["request_throughput"]
+    assert moved.expected_error == compounded(kept.expected_error, held_out_error("dense", "sglang", "engine"))
+    both = moved.expected_error["request_throughput"]
+    assert both["p10"] < between["p10"] and both["p90"] > between["p90"]
     low, high = moved.as_dict()["points"][0]["range"]["output_throughput"]
-    assert high / low >= 3.9  # unmeasured: a factor of two either way
+    value = moved.points[0].output_throughput
+    assert low == pytest.approx(value / (1 + both["p90"])) and high == pytest.approx(value / (1 + both["p10"]))
+    assert any("move between engines" in note for note in moved.notes)
+
+
+def test_two_independent_errors_compound_in_log_space() -> None:
+    """By hand: medians multiply; the distances from median to each quantile add in quadrature."""
+    import math
+
+    from infercost.performance.expected_error import compounded
+
+    a = {"m": {"p10": -0.2, "p50": 0.0, "p90": 0.25}}
+    b = {"m": {"p10": math.expm1(-0.3), "p50": 0.1, "p90": math.expm1(0.5)}}
+    both = compounded(a, b)["m"]
+    center = math.log(1.1)
+    assert both["p50"] == pytest.approx(0.1)
+    assert both["p10"] == pytest.approx(math.expm1(center - math.hypot(math.log(0.8), -0.3 - center)))
+    assert both["p90"] == pytest.approx(math.expm1(center + math.hypot(math.log(1.25), 0.5 - center)))
+    assert compounded(a, {}) == {}  # one move not measured: nothing to compound, the range says it is unknown
 
 
 @pytest.mark.parametrize(("args", "field"), [
