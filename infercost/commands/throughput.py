@@ -7,6 +7,7 @@ from typing import Any
 
 from infercost.commands.common import add_db_argument, table
 from infercost.errors import InputError
+from infercost.performance.expected_error import error_phrase
 
 MAX_CONCURRENCY = 4096
 MAX_RATE_PER_S = 10_000.0
@@ -85,8 +86,8 @@ def render(payload: dict[str, Any]) -> str:
               for p in payload["points"]]
     present = [c for c in columns if any(p.get(c) is not None for p in points)]
     error = payload["expected_error"].get("request_throughput")
-    error_line = (f"expected error ({payload['transfer']} transfer): requests/s median {error['median_abs']:.0%}, "
-                  f"p10..p90 {error['p10']:+.0%}..{error['p90']:+.0%}" if error else "expected error: not measured")
+    error_line = (f"expected error ({payload['transfer']} transfer): requests/s {error_phrase(error)}" if error
+                  else "expected error: not measured")
     head = (f"{payload['basis']}: {payload['source']} — {payload['model']} on {payload['gpus_per_replica']}x "
             f"{payload['hardware']} ({payload['dtype']}, {payload['engine']}, "
             + " ".join(f"{k.split('_')[0][0].upper()}P{v}" for k, v in payload["parallel"].items())

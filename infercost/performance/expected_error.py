@@ -72,3 +72,12 @@ def compounded(first: dict[str, dict[str, float]], second: dict[str, dict[str, f
         out[metric] = {"p10": math.expm1(center - spread("p10")), "p50": math.expm1(center),
                        "p90": math.expm1(center + spread("p90"))}  # fmt: skip
     return out
+
+
+def error_phrase(row: dict[str, float]) -> str:
+    """How far off one metric's predictions were, in words: the median |error| where it was measured, and the
+    p10..p90 of the signed error (a compounded error has only the quantiles: its median is the signed one)."""
+    band = f"p10 {row['p10']:+.0%}, p90 {row['p90']:+.0%}"
+    if "median_abs" in row:
+        return f"off by a median {row['median_abs']:.0%} ({band})"
+    return f"off by {row['p50']:+.0%} at the median ({band})"

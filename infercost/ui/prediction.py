@@ -9,6 +9,7 @@ import streamlit as st
 from plotly.subplots import make_subplots
 
 from infercost.errors import InputError
+from infercost.performance.expected_error import error_phrase
 from infercost.performance.predict import Load, predict_source
 
 PANELS = (("output_throughput", "output tokens/s"), ("mean_ttft_ms", "mean TTFT (ms)"),
@@ -62,7 +63,7 @@ def show_prediction(source: str, measured: list[dict[str, Any]], measured_shape:
     transfer = "" if work["transfer"] == "none" else f" · {work['transfer']} transfer"  # none: nothing to transfer from
     basis = f"**{work['basis']}**{transfer}"
     if error:
-        st.caption(f"{basis}: requests/s off by a median {error['median_abs']:.0%} (p10 {error['p10']:+.0%}, "
-                   f"p90 {error['p90']:+.0%}) on bundled tables held out · " + " · ".join(work["notes"]))  # fmt: skip
+        st.caption(f"{basis}: requests/s {error_phrase(error)} on bundled tables held out · "
+                   + " · ".join(work["notes"]))  # fmt: skip
     else:
         st.caption(f"{basis}: expected error not measured · " + " · ".join(work["notes"]))

@@ -105,6 +105,16 @@ def test_another_engine_than_the_measured_one_compounds_the_measured_move_betwee
     assert any("move between engines" in note for note in moved.notes)
 
 
+def test_the_text_answer_of_an_engine_transfer_says_its_compounded_error() -> None:
+    """A compounded error has quantiles, not a median |error|: the text answer crashed on it (KeyError
+    'median_abs') where the JSON was fine."""
+    done = subprocess.run([sys.executable, "-m", "infercost", "throughput", "roofline:llama-3.1-8b@1xMI300X:bf16",
+                           "--input-tokens", "1000", "--output-tokens", "300", "--concurrency", "1,16"],
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "expected error (engine transfer): requests/s off by" in done.stdout and "at the median" in done.stdout
+
+
 def test_two_independent_errors_compound_in_log_space() -> None:
     """By hand: medians multiply; the distances from median to each quantile add in quadrature."""
     import math
