@@ -4,7 +4,7 @@ and TensorRT-LLM sweeps of MoE and dense models on H100 to B300 and MI300X), per
     python -m bench.held_out_accuracy            # shape and one_shape transfers, per kind and engine
     python -m bench.held_out_accuracy --transfer gpu --json
     python -m bench.held_out_accuracy --write      # every transfer, stored for predictions calibrated on these tables
-    python -m bench.held_out_accuracy --write-docs # the table in docs/engine-model.md, from the stored errors
+    python -m bench.held_out_accuracy --write-docs # the tables in docs/engine-model.md and README.md, stored errors
 
 Each (kind, engine) slice is validated on its own (``validation.validate``): a table predicted from its setup's
 tables of other shapes (``shape``), from one of them (``one_shape``), from the same model on other GPUs (``gpu``,
@@ -109,9 +109,31 @@ def held_out_table(summary: dict) -> str:
     return "\n".join(lines)
 
 
+README = ENGINE_MODEL_DOC.parents[1] / "README.md"
+README_MARKER = "held-out-summary"
+README_TRANSFERS = {"shape": "other shapes, same setup", "nearest": "other GPUs (a roofline setup)",
+                    "engine": "another engine"}  # fmt: skip
+
+
+def readme_table(summary: dict) -> str:
+    """The README's short form: per model kind and engine, the median |error| of throughput / TTFT / TPOT for the
+    moves a person makes most, and how often the p10..p90 range held the measured value there."""
+    lines = ["| kind / engine | predicted from | throughput | TTFT | TPOT | range held |",
+             "| --- | --- | --- | --- | --- | --- |"]  # fmt: skip
+    for name, transfers in summary["slices"].items():
+        for transfer, label in README_TRANSFERS.items():
+            rows = transfers.get(transfer, {})
+            if all(metric in rows for metric in REPORTED):
+                figures = " | ".join(f"{rows[metric]['median_abs']:.0%}" for metric in REPORTED)
+                lines.append(f"| {name} | {label} | {figures} | {rows['request_throughput']['coverage']:.0%} |")
+    return "\n".join(lines)
+
+
 def write_docs(summary: dict) -> None:
     text = ENGINE_MODEL_DOC.read_text(encoding="utf-8")
     ENGINE_MODEL_DOC.write_text(replace_between(text, HELD_OUT_MARKER, held_out_table(summary)), encoding="utf-8")
+    README.write_text(replace_between(README.read_text(encoding="utf-8"), README_MARKER, readme_table(summary)),
+                      encoding="utf-8")  # fmt: skip
 
 
 if __name__ == "__main__":

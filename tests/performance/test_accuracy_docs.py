@@ -45,3 +45,15 @@ def test_the_engine_model_page_shows_the_stored_held_out_errors():
     text = ENGINE_MODEL_DOC.read_text(encoding="utf-8")
     assert f"<!-- {HELD_OUT_MARKER}:start -->\n{table}\n<!-- {HELD_OUT_MARKER}:end -->" in text, \
         "run python -m bench.held_out_accuracy --write-docs"
+
+
+def test_the_readme_shows_the_stored_held_out_errors_in_short():
+    from bench.held_out_accuracy import README, README_MARKER, readme_table
+    from infercost.performance.expected_error import HELD_OUT_ERROR_PATH
+
+    summary = json.loads(HELD_OUT_ERROR_PATH.read_text(encoding="utf-8"))
+    table = readme_table(summary)
+    assert f"<!-- {README_MARKER}:start -->\n{table}\n<!-- {README_MARKER}:end -->" in README.read_text(
+        encoding="utf-8"), "run python -m bench.held_out_accuracy --write-docs"  # fmt: skip
+    moe_vllm = summary["slices"]["moe/vllm"]["shape"]["request_throughput"]
+    assert f"| moe/vllm | other shapes, same setup | {moe_vllm['median_abs']:.0%} |" in table
