@@ -446,7 +446,7 @@ def predict_roofline(
                  f"{reference.dtype}, {reference.engine}), moved to {gpus}x {hardware.gpu}: bandwidth, compute and "
                  "KV-cache capacity from the datasheet"]  # fmt: skip
         if engine not in (None, measured_on):  # another engine's scheduler over this engine's fitted step costs
-            calibration = replace(calibration, engine=None)
+            calibration = calibration.under_another_engine()
             kind = "moe" if reference_setup.shape.num_experts else "dense"
             error = compounded(error, held_out_error(kind, engine, "engine"))  # the engine's move after the GPUs'
             basis = (f"its error compounds the {transfer} transfer's and the held-out tables' move between engines "

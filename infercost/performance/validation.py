@@ -24,7 +24,7 @@ import math
 import statistics
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
@@ -208,7 +208,7 @@ def engine_transfer(tables: Sequence[Table], errors_for: Callable[[str], Errors]
                 calibrations[source_group] = fit_tables(sources)
             calibration = calibrations[source_group]
             if transfer == "engine":
-                calibration = replace(calibration, engine=None)
+                calibration = calibration.under_another_engine()
             for table in targets:
                 _score(errors_for(engine), (transfer,), table.setup, calibration, table)
 

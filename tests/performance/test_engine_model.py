@@ -190,6 +190,16 @@ def test_moves_between_engine_releases_and_engines_are_scored_on_the_same_gpus_o
     assert "engine_version" not in sglang
 
 
+def test_a_calibration_under_another_engine_keeps_its_step_costs_only(setup):
+    """Another engine schedules with its own preset and queues prompts its own way: the fitted scheduling and the
+    TTFT correction stay with the engine they were measured on."""
+    fitted = Calibration(THETA, 3, engine=replace(setup.engine, mixed_steps=False),
+                         ttft_correction=np.array([0.5, 0.1, 0.0, 0.0]))  # fmt: skip
+    moved = fitted.under_another_engine()
+    assert moved.engine is None and moved.ttft_correction is None
+    assert (moved.coefficients == THETA).all() and moved.points == 3
+
+
 def test_a_held_out_shape_is_held_out_with_its_repeat_runs():
     """A repeat run of the held shape in the fit made the shape transfer a lookup (AIConfigurator's sample repeats
     sweeps point for point): every table is predicted only from its setup's tables of other shapes."""
