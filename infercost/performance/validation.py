@@ -1,6 +1,6 @@
 """How far the engine model can be trusted: predict bundled tables it was not fitted to, and measure the error.
 
-Four kinds of transfer, the ones a person makes when sizing a workload:
+The transfers a person makes when sizing a workload:
 
 - ``shape``: a table of one setup (model, engine, dtype, GPUs) predicted from that setup's tables of other token
   shapes, each shape held out in turn with its repeat runs (leave one shape out: a repeat of the same sweep, often
