@@ -75,11 +75,11 @@ TTFT_OUTLIER_LOG = 2.0
 # How much of a TTFT correction that *raises* the simulated TTFT is carried to other loads and shapes (as a power of
 # its factor). A correction that lowers it (measured TTFTs below the simulation's: NIM's genai-perf, engines that keep
 # a closed loop's users in step) held on the shapes it was not fitted to; one that raised it held about half the way,
-# in log terms: where the correction was 1.25-4x, the held-out MoE tables of other shapes sat a median +23% to +60%
-# above the corrected prediction's truth and -15% to -46% below the uncorrected one (leave one shape out). Such a
-# raise comes from queues that jump between neighbouring loads and does not carry whole. Held-out MoE shape transfer,
-# mean TTFT p90: vLLM 151% -> 111%, SGLang 101% -> 84%, TensorRT-LLM 121% -> 99%; the calibration set's one-table
-# median 13.6% -> 14.3% (p90 39.4% -> 37.2%).
+# in log terms: where the correction was 1.25-4x, on the held-out MoE tables of other shapes the corrected prediction
+# sat a median 23% to 60% above the measured value and the uncorrected one 15% to 46% below it (leave one shape
+# out). Such a raise comes from queues that jump between neighbouring loads and does not carry whole. Held-out MoE
+# shape transfer, mean TTFT p90: vLLM 151% -> 111%, SGLang 101% -> 84%, TensorRT-LLM 121% -> 99%; the calibration
+# set's one-table median 13.6% -> 14.3% (p90 39.4% -> 37.2%).
 TTFT_RAISE_SHARE = 0.5
 # The priors of the additive times (ms per step, per decode sequence, per request) were read off dense Llama-3 on
 # NIM, and a prior row relative to its own value holds a coefficient near it hard: a step overhead of 20x the prior
