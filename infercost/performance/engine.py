@@ -132,8 +132,8 @@ ENGINE_PRESETS: dict[str, EngineConfig] = {
     # A100, 256 and 2048 on the others (EngineArgs.get_batch_defaults, vllm-project/vllm at 99d7eb5,
     # vllm/engine/arg_utils.py); chunked prefill on, KV blocks on demand. The cap was 256 here before: SGLang's and
     # vLLM's held-out sweeps run 512 users, which it queued into TTFTs of 20 s against 3 s measured. Its TTFT grows
-    # with prompt length as (length)^0.25 beyond the steps (76 setups of several prompt lengths: quartiles 0.11 and
-    # 0.39; dense 0.47, MoE 0.22; the other engines' are near 0): time outside the steps that grows with the prompt,
+    # with prompt length as (length)^0.25 beyond the steps (76 setups of several prompt lengths: quartiles 0.13 and
+    # 0.38; dense 0.47, MoE 0.22; the other engines' are near 0): time outside the steps that grows with the prompt,
     # or prefill slower than the fit can tell from decoding (the cause is not measured separately).
     "vllm": EngineConfig(max_batch=1024, max_batched_tokens=8192, chunked_prefill=True, reserve_full_kv=False,
                          prefix_caching=True, small_gpu_batch=256, small_gpu_batched_tokens=2048,
@@ -205,7 +205,7 @@ class StepCost:
         (tensor parallelism) put a slice of every expert on every GPU: 1. Spread whole over ``expert_gpus`` GPUs, a
         GPU's experts hit are binomial (``experts_per_gpu``, ``read``), and the step waits for the most loaded: the
         expected largest of ``expert_gpus`` such counts over their mean, by the normal approximation with Blom's
-        expected maximum. Qwen3.5-397B (512 experts, 10 a token) over 4 GPUs decoding 4 tokens: 1.29; 64 tokens:
+        expected maximum. Qwen3.5-397B (512 experts, 10 a token) over 4 GPUs decoding 4 tokens: 1.32; 64 tokens:
         1.06."""
         if self.expert_gpus < 2 or not self.experts_per_gpu or read <= 0.0 or read >= 1.0:
             return 1.0
