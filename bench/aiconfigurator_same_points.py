@@ -118,7 +118,7 @@ def compare(predictions: dict[str, dict[str, str]], transfers: Iterable[str]) ->
     for transfer, source_id, table, ours, measured in engine_predictions(tables, set(predicted), transfers):
         theirs = {"mean_ttft_ms": float(predicted[source_id]["predicted_ttft_ms"]),
                   "mean_tpot_ms": float(predicted[source_id]["predicted_tpot_ms"])}  # fmt: skip
-        kind = "moe" if table.setup.shape.num_experts else "dense"
+        kind = table.setup.shape.kind
         engine = table.group[1].split()[0]
         slices = ("all", kind, engine, f"{kind}/{engine}", f"aic {predicted[source_id]['status']}")
         for name, metric in METRICS.items():

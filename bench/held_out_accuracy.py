@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
             refused[reason] += 1
     slices = defaultdict(list)
     for table in validation_tables(profiles):
-        kind = "moe" if table.setup.shape.num_experts else "dense"
+        kind = table.setup.shape.kind
         slices[kind, table.group[1].split()[0]].append(table)
     summary = {"tables": len(profiles), "predicted": len(profiles) - sum(refused.values()),
                "refused": dict(refused), "slices": {}}  # fmt: skip

@@ -263,8 +263,8 @@ def calibrate_profile(profile: ThroughputProfile) -> tuple[Setup, Calibration, s
         shared = sum(t.table.group == held.table.group for t in held_out_tables().values()) > 1
         calibration, transfer = (_calibrated_held_out(profile.id), "shape") if shared else (fit(setup, points),
                                                                                               "one_shape")
-        kind = "moe" if setup.shape.num_experts else "dense"
-        return setup, calibration, transfer, held_out_error(kind, engine_preset(profile.engine)[0], transfer)
+        return setup, calibration, transfer, held_out_error(setup.shape.kind, engine_preset(profile.engine)[0],
+                                                            transfer)
     groups = group_tables(validation_tables())  # bundled tables only: a stored run is never among them
     table = next((t for members in groups.values() for t in members if t.id == profile.id), None)
     if table is not None and len(groups[table.group]) > 1:
@@ -354,7 +354,7 @@ def _reference_calibration(reference: ThroughputProfile, gpu: str, gpus: int) ->
         return setup, calibration, "gpu", expected_error("gpu")
     setup = held_out_tables()[reference.id].table.setup
     same_gpus = reference.hardware.lower() == gpu.lower() and reference.gpus_per_replica == gpus
-    kind, engine = "moe" if setup.shape.num_experts else "dense", engine_preset(reference.engine)[0]
+    kind, engine = setup.shape.kind, engine_preset(reference.engine)[0]
     # another GPU's setup is calibrated on the nearest (``_reference``): the error of that rule, where it was measured
     transfer = "shape" if same_gpus else "nearest" if held_out_error(kind, engine, "nearest") else "gpu"
     error = held_out_error(kind, engine, transfer)
@@ -447,8 +447,7 @@ def predict_roofline(
                  "KV-cache capacity from the datasheet"]  # fmt: skip
         if engine not in (None, measured_on):  # another engine's scheduler over this engine's fitted step costs
             calibration = calibration.under_another_engine()
-            kind = "moe" if reference_setup.shape.num_experts else "dense"
-            error = compounded(error, held_out_error(kind, engine, "engine"))  # the engine's move after the GPUs'
+            error = compounded(error, held_out_error(reference_setup.shape.kind, engine, "engine"))  # after the GPUs'
             basis = (f"its error compounds the {transfer} transfer's and the held-out tables' move between engines "
                      "(the same weights and GPUs under another engine)" if error else
                      "the error of moving between engines is not measured")  # fmt: skip

@@ -55,6 +55,11 @@ class ModelShape:
     vision_params: int = 0  # a multimodal checkpoint's vision tower: in memory, not read for text
 
     @property
+    def kind(self) -> str:
+        """``moe`` or ``dense``: the model kind the held-out errors are measured and looked up by."""
+        return "moe" if self.num_experts else "dense"
+
+    @property
     def matmul_params(self) -> int:
         """Weights read by every decode step: all but an untied input embedding, of which only a row per token is
         read (a tied embedding is read whole, as the output head)."""
