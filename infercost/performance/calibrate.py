@@ -120,7 +120,7 @@ class Setup:
         budget = step_budget_that_fits(self.shape, self.hardware, dtype=self.dtype,
                                        budget=engine.max_batched_tokens)  # fmt: skip
         capacity = kv_capacity_tokens(self.shape, self.hardware, dtype=self.dtype, kv_dtype=self.kv_dtype,
-                                      step_tokens=budget)  # fmt: skip
+                                      step_tokens=budget, window_cache=engine.window_cache)  # fmt: skip
         return replace(engine, max_batched_tokens=budget,
                        kv_capacity_tokens=min(capacity, self.engine.kv_capacity_tokens),
                        cached_prompt_fraction=self.cached_prompt_fraction)  # fmt: skip

@@ -34,7 +34,7 @@ from statistics import NormalDist
 import numpy as np
 from numpy.typing import NDArray
 
-from infercost.performance.roofline import ModelShape, dtype_bytes, kv_bytes_per_sequence, weight_bytes
+from infercost.performance.roofline import ModelShape, dtype_bytes, weight_bytes
 
 FEATURES = ("step_overhead_ms", "weights_ms", "kv_cache_ms", "compute_ms", "sequence_ms", "request_ms",
             "communication_ms", "wait_ms")
@@ -96,6 +96,12 @@ class EngineConfig:
     # and cannot tell. The median fitted slope of the engine's bundled setups whose points have several
     # (``validation.prompt_slopes``; python -m bench.held_out_accuracy prints them).
     ttft_prompt_slope: float = 0.0
+    # How the KV cache keeps a model's windowed layers (sliding-window or chunked attention: gpt-oss, Llama-4,
+    # Gemma-3), in tokens held per token of the full-attention layers' cache: 1 as if they were full layers (one page
+    # layout for every layer, vLLM before its hybrid KV cache manager); SGLang's hybrid SWA pool, sized at
+    # ``swa_full_tokens_ratio`` (0.8) of the full layers' tokens; 0 where each sequence holds only its window, apart
+    # (vLLM's hybrid KV cache manager, TensorRT-LLM's pool per window size): ``StepCost.window_tokens``.
+    window_cache: float = 1.0
 
     def on_gpu(self, gpu: str, memory_gb: float) -> EngineConfig:
         """The engine with the defaults it takes on this GPU (and no GPU-dependent defaults left to apply)."""
@@ -127,7 +133,7 @@ ENGINE_PRESETS: dict[str, EngineConfig] = {
     # |error| 23.1% at 16384, 14.0% at 65536, 12.9% at 131072 with throughput and TPOT worse;
     # bench.prediction_accuracy).
     "tensorrt-llm": EngineConfig(max_batch=256, max_batched_tokens=65536, chunked_prefill=False, reserve_full_kv=True,
-                                 ttft_prompt_slope=-0.06),
+                                 ttft_prompt_slope=-0.06, window_cache=0.0),
     # vLLM V1's server: max_num_seqs 1024 and max_num_batched_tokens 8192 on a GPU of 70 GiB or more other than an
     # A100, 256 and 2048 on the others (EngineArgs.get_batch_defaults, vllm-project/vllm at 99d7eb5,
     # vllm/engine/arg_utils.py); chunked prefill on, KV blocks on demand. The cap was 256 here before: SGLang's and
@@ -137,12 +143,13 @@ ENGINE_PRESETS: dict[str, EngineConfig] = {
     # or prefill slower than the fit can tell from decoding (the cause is not measured separately).
     "vllm": EngineConfig(max_batch=1024, max_batched_tokens=8192, chunked_prefill=True, reserve_full_kv=False,
                          prefix_caching=True, small_gpu_batch=256, small_gpu_batched_tokens=2048,
-                         ttft_prompt_slope=0.25),
+                         ttft_prompt_slope=0.25, window_cache=0.0),
     # SGLang: chunked_prefill_size 8192 on GPUs under 160 GB (H100, H200), 16384 on larger ones (B200, MI300X), and
     # no running-request cap but the memory pool's (max_running_requests unset: at least 2048 request slots); in
     # sgl-project/sglang at 469c63e, python/sglang/srt/server_args.py and model_runner.py.
     "sglang": EngineConfig(max_batch=2048, max_batched_tokens=8192, chunked_prefill=True, reserve_full_kv=False,
-                           prefix_caching=True, large_gpu_batched_tokens=16384, ttft_prompt_slope=0.03),
+                           prefix_caching=True, large_gpu_batched_tokens=16384, ttft_prompt_slope=0.03,
+                           window_cache=0.8),
 }
 LARGE_GPU_GB = 160 * 1024 * 2**20 / 1e9  # SGLang's tier for a larger chunked prefill (gpu_mem >= 160 * 1024 MiB)
 SMALL_GPU_GB = 70 * 2**30 / 1e9  # vLLM's tier for its larger defaults (device memory >= 70 GiB)
@@ -211,6 +218,15 @@ class StepCost:
             return 1.0
         spread = math.sqrt((1.0 - read) / (self.experts_per_gpu * read))  # a GPU's count's sd over its mean
         return 1.0 + _expected_largest_normal(self.expert_gpus) * spread
+
+    def window_tokens(self, length: int) -> int:
+        """Tokens of the full-attention layers' cache that a sequence of ``length`` tokens takes for its windowed
+        layers, in a cache that keeps only their window (``EngineConfig.window_cache`` 0): gpt-oss's 128-token
+        window over half its layers, 128; Llama-4's 8,192-token chunks over three layers in four, three times the
+        sequence up to 24,576. 0 without windowed layers, or without full ones to count in (every token counted)."""
+        if not (self.window and self.kv_bytes_per_token):
+            return 0
+        return math.ceil(min(length, self.window) * self.window_kv_bytes_per_token / self.kv_bytes_per_token)
 
     def decode(self, sequences: float, context_tokens: float) -> NDArray:
         """Features of one step that decodes a token for ``sequences`` sequences holding ``context_tokens`` in all
@@ -356,12 +372,19 @@ def allreduce_ms_per_token(shape: ModelShape, hardware: Hardware, expert_paralle
 
 
 def kv_capacity_tokens(shape: ModelShape, hardware: Hardware, *, dtype: str, kv_dtype: str | None = None,
-                       step_tokens: float = 0.0) -> float:
+                       step_tokens: float = 0.0, window_cache: float = 1.0) -> float:
     """Tokens of KV cache that fit beside the weights and the runtime's own memory for steps of up to
-    ``step_tokens`` tokens (``runtime_bytes_per_gpu``) in the replica's memory (0 if the weights do not fit)."""
+    ``step_tokens`` tokens (``runtime_bytes_per_gpu``) in the replica's memory (0 if the weights do not fit), the
+    windowed layers kept as the engine keeps them (``EngineConfig.window_cache``)."""
     usable = (hardware.memory_gb * 1e9 - runtime_bytes_per_gpu(shape, step_tokens)) * hardware.gpus
     free = usable - held_weight_bytes(shape, dtype)
-    return max(0.0, free * MEMORY_HEADROOM / cached_bytes_per_token(shape, kv_dtype or dtype))
+    return max(0.0, free * MEMORY_HEADROOM / cached_bytes_per_token(shape, kv_dtype or dtype, window_cache))
+
+
+def held_window_tokens(cost: StepCost, config: EngineConfig, length: int) -> int:
+    """Cache tokens a sequence of ``length`` tokens takes for its windowed layers beside its own, where the engine
+    keeps their window apart (``EngineConfig.window_cache`` 0; otherwise they are in the capacity's count)."""
+    return 0 if config.window_cache else cost.window_tokens(length)
 
 
 def held_weight_bytes(shape: ModelShape, dtype: str) -> float:
@@ -369,10 +392,13 @@ def held_weight_bytes(shape: ModelShape, dtype: str) -> float:
     return weight_bytes(shape.n_params, dtype, shape.kept_params)
 
 
-def cached_bytes_per_token(shape: ModelShape, kv_dtype: str) -> float:
-    """KV-cache bytes a token of context takes, windowed layers counted as if they kept every token: the cache is
-    allocated in tokens of the longest layer (vLLM before its hybrid allocator, and an upper bound after it)."""
-    return kv_bytes_per_sequence(shape, 1, kv_dtype)
+def cached_bytes_per_token(shape: ModelShape, kv_dtype: str, window_cache: float = 1.0) -> float:
+    """KV-cache bytes a token of the full-attention layers takes, with ``window_cache`` tokens of the windowed layers
+    beside it (``EngineConfig.window_cache``). A model whose every layer is windowed (Mistral-7B v0.1) is counted in
+    tokens of those layers, each as if it kept every token: an upper bound."""
+    if not shape.full_kv_values:
+        window_cache = 1.0
+    return (shape.full_kv_values + window_cache * shape.window_kv_values_per_token) * dtype_bytes(kv_dtype)
 
 
 @dataclass(eq=False)
@@ -385,10 +411,11 @@ class _Request:
     prefilled: int = 0  # prompt tokens in the KV cache
     first_token: NDArray | None = None
     decode_start: int = 0  # the engine's decode-step count when this request's first token came
+    window_tokens: int = 0  # its windowed layers' cache, where kept apart (``StepCost.window_tokens``)
 
     @property
     def kv_reserved(self) -> int:
-        return self.input_len + self.output_len
+        return self.input_len + self.output_len + self.window_tokens
 
 
 @dataclass(frozen=True)
@@ -440,11 +467,11 @@ class _Engine:
         reserve = self.config.reserve_full_kv
         while self.waiting and self.running < self.config.max_batch:
             request = self.waiting[0]
-            need = request.kv_reserved if reserve else request.input_len + 1
+            need = request.kv_reserved if reserve else request.input_len + 1 + request.window_tokens
             if self.kv_used + need > self.config.kv_capacity_tokens and self.running:
                 return
             self.prefilling.append(self.waiting.popleft())
-            self.kv_used += request.kv_reserved if reserve else request.prefilled
+            self.kv_used += request.kv_reserved if reserve else request.prefilled + request.window_tokens
 
     def preempt_if_full(self) -> None:
         """On-demand KV: when the next step's tokens do not fit, recompute the newest sequence later (vLLM)."""
@@ -453,7 +480,7 @@ class _Engine:
         while len(self.decoding) > 1 and self.kv_used + self.running > self.config.kv_capacity_tokens:
             victim = self.decoding.popitem()[1]
             held = victim.input_len + self.generated(victim)
-            self.kv_used -= held
+            self.kv_used -= held + victim.window_tokens
             self.decode_context -= held
             self.finishing = [entry for entry in self.finishing if entry[2] is not victim]
             heapq.heapify(self.finishing)
@@ -525,7 +552,7 @@ class _Engine:
             del self.decoding[id(request)]
             held = request.input_len + request.output_len
             self.decode_context -= held
-            self.kv_used -= request.kv_reserved if self.config.reserve_full_kv else held
+            self.kv_used -= request.kv_reserved if self.config.reserve_full_kv else held + request.window_tokens
             self.finished.append((request, self.clock.copy()))
         return done
 
@@ -614,6 +641,7 @@ def _drive(
     step joins at the next step boundary; its arrival stamp is the clock then, less the wait, in ``wait_ms``."""
     heapq.heapify(arrivals)
     rounds: dict[int, int] = {}
+    window_tokens = held_window_tokens(engine.cost, engine.config, input_len + output_len)
     wait = np.eye(len(FEATURES))[WAIT]
     while arrivals or engine.busy():
         now = float(engine.clock @ coefficients)
@@ -625,7 +653,8 @@ def _drive(
             rounds[user] = rounds.get(user, 0) + 1
             stamp = engine.clock + wait * (time_ms - now)
             engine.waiting.append(_Request(stamp, input_len, output_len, user, rounds[user],
-                                           prefilled=engine.config.cached_tokens(input_len)))
+                                           prefilled=engine.config.cached_tokens(input_len),
+                                           window_tokens=window_tokens))
         limit = _steps_until(engine, coefficients, arrivals[0][0] - now) if arrivals else None
         for request in engine.advance(limit):
             follow = next_request(request, float(engine.clock @ coefficients)) if next_request else None

@@ -34,7 +34,7 @@ from infercost.performance.calibrate import (
     predict_rate,
     prior_for,
 )
-from infercost.performance.engine import ENGINE_PRESETS, engine_preset, held_weight_bytes
+from infercost.performance.engine import ENGINE_PRESETS, engine_preset, held_weight_bytes, held_window_tokens
 from infercost.performance.expected_error import compounded, expected_error, held_out_error, stored_calibrations
 from infercost.performance.models import find_bundled
 from infercost.performance.profiles import (
@@ -57,7 +57,7 @@ from infercost.performance.validation import Table, fit_tables, group_tables, ne
 from infercost.pricing import GpuSpec, gpu_spec
 
 DEFAULT_CONCURRENCIES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
-ENGINE_MODEL_VERSION = 9  # bump when the simulation or the fit changes, so stored calibrations are refitted
+ENGINE_MODEL_VERSION = 10  # bump when the simulation or the fit changes, so stored calibrations are refitted
 ROOFLINE_SOURCE = re.compile(r"^roofline:(?P<model>[^@]+)@(?P<gpus>\d+)x(?P<gpu>[^:]+)(?::(?P<dtype>[\w.]+))?$")
 
 
@@ -468,14 +468,16 @@ def predict_roofline(
     elif layout.data_parallel > 1:
         notes.append(f"attention data parallel over {layout.data_parallel} ranks beside experts over "
                      f"{layout.expert_parallel} GPUs: simulated as one engine over all {gpus} GPUs")  # fmt: skip
-    capacity = calibration.applied_to(setup).config.kv_capacity_tokens
+    config = calibration.applied_to(setup).config
+    capacity = config.kv_capacity_tokens
+    sequence_tokens = input_len + output_len + held_window_tokens(setup.cost, config, input_len + output_len)
     if not capacity:
         raise InputError("gpus", f"{model}'s weights at {dtype} ({held_weight_bytes(setup.shape, dtype) / 1e9:,.0f} "
                                  f"GB) leave no room for a KV cache on {hardware.gpus}x {hardware.gpu} "
                                  f"({hardware.memory_gb:,.0f} GB each): use more GPUs or a smaller dtype")  # fmt: skip
     wanted = load.concurrencies or DEFAULT_CONCURRENCIES
     per_engine = [max(1, round(c / engines)) for c in wanted]
-    fits = [c for c, share in zip(wanted, per_engine, strict=True) if share * (input_len + output_len) <= capacity]
+    fits = [c for c, share in zip(wanted, per_engine, strict=True) if share * sequence_tokens <= capacity]
     if len(fits) < len(wanted):
         notes.append(f"the KV cache of an engine on {hardware.gpus}x {hardware.gpu} holds {capacity:,.0f} tokens: "
                      "levels that do not fit are left out")  # fmt: skip

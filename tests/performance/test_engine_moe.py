@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from infercost.performance.calibrate import Calibration, Observation, Setup, fit, predict_concurrency
-from infercost.performance.engine import ENGINE_PRESETS, FEATURES, WEIGHTS
+from infercost.performance.engine import ENGINE_PRESETS, FEATURES, WEIGHTS, kv_capacity_tokens
 from infercost.performance.profiles import engine_hardware, find_profile, layout_tag, setup_for
 
 
@@ -48,6 +48,50 @@ def test_experts_spread_whole_over_gpus_wait_for_the_busiest_gpu() -> None:
     assert want == pytest.approx(1.32, abs=0.01)
     assert spread.cost.expert_weights_ms(1_000_000) == pytest.approx(sharded.cost.expert_weights_ms(1_000_000))
     assert 1 < spread.cost.expert_imbalance(1 - (1 - 10 / 512) ** 64) < want  # more tokens, more even
+
+
+@pytest.mark.parametrize(("model", "window_tokens_at_2048", "window_tokens_at_65536"), [
+    ("openai/gpt-oss-120b", 128, 128),  # a 128-token window over half the layers
+    ("meta-llama/Llama-4-Scout-17B-16E-Instruct", 3 * 2048, 3 * 8192),  # 8,192-token chunks, three layers in four
+])  # fmt: skip
+def test_a_hybrid_kv_cache_counts_the_full_layers_per_token_and_each_sequences_window_apart(
+    model: str, window_tokens_at_2048: int, window_tokens_at_65536: int
+) -> None:
+    """vLLM's hybrid KV cache manager and TensorRT-LLM's pool per window size keep a windowed layer's last
+    ``window`` tokens only; SGLang's hybrid SWA pool holds 0.8 tokens of them per full-layer token. The capacity is
+    counted in tokens of the full layers, by hand from their bytes, and a sequence's window is taken apart."""
+    hardware = engine_hardware("H100 SXM", 8, "bfloat16")
+    setups = {name: setup_for(model, hardware, "bfloat16", ENGINE_PRESETS[name]) for name in ENGINE_PRESETS}
+    shape = setups["vllm"].shape
+    full, windowed = shape.full_kv_values, shape.window_kv_values_per_token
+    as_full_layers = kv_capacity_tokens(shape, hardware, dtype="bfloat16", step_tokens=8192)
+    assert kv_capacity_tokens(shape, hardware, dtype="bfloat16", step_tokens=8192, window_cache=0.0) == \
+        pytest.approx(as_full_layers * (full + windowed) / full)  # fmt: skip
+    assert kv_capacity_tokens(shape, hardware, dtype="bfloat16", step_tokens=8192, window_cache=0.8) == \
+        pytest.approx(as_full_layers * (full + windowed) / (full + 0.8 * windowed))  # fmt: skip
+    cost = setups["vllm"].cost
+    assert cost.window_tokens(2048) == window_tokens_at_2048
+    assert cost.window_tokens(65536) == window_tokens_at_65536
+    dense = setup_for("meta-llama/Llama-3.1-8B-Instruct", hardware, "bfloat16", ENGINE_PRESETS["vllm"])
+    assert dense.cost.window_tokens(2048) == 0
+
+
+def test_gpt_oss_users_that_fit_a_hybrid_kv_cache_do_not_queue() -> None:
+    """256 users of 1,024 + 8,192 tokens on one B200 (AIConfigurator's gpt-oss-120b sample under TensorRT-LLM
+    1.2: mean TTFT 190 ms, no queue). Counted as if every layer kept every token they did not fit, and the
+    simulation queued them for a whole request (a minute); with the windowed layers' 128 tokens kept apart they
+    all run."""
+    from dataclasses import replace
+
+    from infercost.performance.calibrate import prior_for
+
+    hybrid = setup_for("openai/gpt-oss-120b", engine_hardware("B200", 1, "mxfp4"), "mxfp4",
+                       ENGINE_PRESETS["tensorrt-llm"])  # fmt: skip
+    as_full = replace(hybrid, engine=replace(hybrid.engine, window_cache=1.0))
+    assert as_full.config.kv_capacity_tokens < 256 * 9216 < hybrid.config.kv_capacity_tokens
+    calibration = Calibration(prior_for(hybrid), 0)
+    assert predict_concurrency(hybrid, calibration, 256, 1024, 8192).mean_ttft_ms < 2_000
+    assert predict_concurrency(as_full, calibration, 256, 1024, 8192).mean_ttft_ms > 20_000
 
 
 def test_an_mla_decode_step_computes_over_the_latent_and_its_prefill_expanded() -> None:
