@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import re
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -124,16 +125,24 @@ class EngineConfig:
         return min(int(input_len * self.cached_prompt_fraction), input_len - 1)
 
 
+# NVIDIA NIM's TensorRT-LLM engines (the calibration set), GUARANTEED_NO_EVICT scheduling (a request's whole KV cache
+# reserved on admission). NIM's engines prefill a closed loop's whole wave of prompts in one step: Llama-3.1-8B on one
+# H100 at 2000/200 has mean TTFT 52, 207, 446 and 904 ms at 1, 5, 10 and 25 users, about 13 + 37 ms per prompt of the
+# wave (25 prompts are 50,000 tokens); a budget of 16384 splits the wave and puts the later prompts' TTFT at a
+# fraction of it. 65536 fits the bundled sweeps best (shape transfer, mean TTFT median |error| 23.1% at 16384, 14.0%
+# at 65536, 12.9% at 131072 with throughput and TPOT worse; bench.prediction_accuracy). ``engine_preset`` gives it
+# to an engine named NIM.
+NIM_ENGINE = EngineConfig(max_batch=256, max_batched_tokens=65536, chunked_prefill=False, reserve_full_kv=True,
+                          ttft_prompt_slope=-0.01, window_cache=0.0)
 ENGINE_PRESETS: dict[str, EngineConfig] = {
-    # TensorRT-LLM with GUARANTEED_NO_EVICT scheduling (a request's whole KV cache reserved on admission). Its build
-    # default is max_num_tokens 8192, but NIM's engines prefill a closed loop's whole wave of prompts in one step:
-    # Llama-3.1-8B on one H100 at 2000/200 has mean TTFT 52, 207, 446 and 904 ms at 1, 5, 10 and 25 users, about
-    # 13 + 37 ms per prompt of the wave (25 prompts are 50,000 tokens); a budget of 16384 splits the wave and puts the
-    # later prompts' TTFT at a fraction of it. 65536 fits the bundled sweeps best (shape transfer, mean TTFT median
-    # |error| 23.1% at 16384, 14.0% at 65536, 12.9% at 131072 with throughput and TPOT worse;
-    # bench.prediction_accuracy).
-    "tensorrt-llm": EngineConfig(max_batch=256, max_batched_tokens=65536, chunked_prefill=False, reserve_full_kv=True,
-                                 ttft_prompt_slope=-0.06, window_cache=0.0),
+    # TensorRT-LLM as trtllm-serve and trtllm-build build it: BuildConfig's max_batch_size 2048 and max_num_tokens
+    # 8192 (NVIDIA/TensorRT-LLM at 008b2b8, tensorrt_llm/builder.py), chunked prefill off, GUARANTEED_NO_EVICT. With
+    # NIM's 65536 the held-out TensorRT-LLM tables (AIConfigurator's, trtllm-serve 0.17 to 1.3) came out worse on
+    # every figure but one: leaving one shape out, dense throughput / TPOT median 11.5% / 15.9% -> 8.2% / 9.1%, MoE
+    # TPOT 10.9% -> 9.2% and TTFT p90 93.8% -> 76.8% (dense TTFT from one table went the other way, 32% -> 49%).
+    # Its TTFT grows with the prompt beyond the steps about as vLLM's does (73 setups of several prompt lengths: 0.23,
+    # quartiles -0.01 and 0.38; NIM's 12: -0.01).
+    "tensorrt-llm": replace(NIM_ENGINE, max_batch=2048, max_batched_tokens=8192, ttft_prompt_slope=0.23),
     # vLLM V1's server: max_num_seqs 1024 and max_num_batched_tokens 8192 on a GPU of 70 GiB or more other than an
     # A100, 256 and 2048 on the others (EngineArgs.get_batch_defaults, vllm-project/vllm at 99d7eb5,
     # vllm/engine/arg_utils.py); chunked prefill on, KV blocks on demand. The cap was 256 here before: SGLang's and
@@ -156,11 +165,14 @@ SMALL_GPU_GB = 70 * 2**30 / 1e9  # vLLM's tier for its larger defaults (device m
 
 
 def engine_preset(engine: str) -> tuple[str, EngineConfig]:
-    """The preset an engine's name refers to (``NVIDIA NIM, TensorRT-LLM backend`` → tensorrt-llm); vLLM's otherwise."""
+    """The preset an engine's name refers to (``NVIDIA NIM, TensorRT-LLM backend`` → tensorrt-llm, with NIM's engine
+    build); vLLM's otherwise."""
     lowered = engine.lower().replace("_", "-")
-    for name in ("tensorrt-llm", "trt-llm", "trtllm", "nim", "sglang", "vllm"):
+    if re.search(r"\bnim\b", lowered):
+        return "tensorrt-llm", NIM_ENGINE  # TensorRT-LLM as NIM builds it
+    for name in ("tensorrt-llm", "trt-llm", "trtllm", "sglang", "vllm"):
         if name in lowered:
-            key = {"trt-llm": "tensorrt-llm", "trtllm": "tensorrt-llm", "nim": "tensorrt-llm"}.get(name, name)
+            key = {"trt-llm": "tensorrt-llm", "trtllm": "tensorrt-llm"}.get(name, name)
             return key, ENGINE_PRESETS[key]
     return "vllm", ENGINE_PRESETS["vllm"]
 

@@ -57,7 +57,7 @@ from infercost.performance.validation import Table, fit_tables, group_tables, ne
 from infercost.pricing import GpuSpec, gpu_spec
 
 DEFAULT_CONCURRENCIES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
-ENGINE_MODEL_VERSION = 10  # bump when the simulation or the fit changes, so stored calibrations are refitted
+ENGINE_MODEL_VERSION = 11  # bump when the simulation or the fit changes, so stored calibrations are refitted
 ROOFLINE_SOURCE = re.compile(r"^roofline:(?P<model>[^@]+)@(?P<gpus>\d+)x(?P<gpu>[^:]+)(?::(?P<dtype>[\w.]+))?$")
 
 
@@ -461,13 +461,15 @@ def predict_roofline(
         notes = ["no measured or published profile of this model to calibrate on: the engine model's priors "
                  "alone (75-80% of bandwidth, 50% of peak compute); its error is unknown"]  # fmt: skip
         transfer = "none"
-    setup = _cached(replace(setup, expert_parallel=layout.expert_parallel), load, notes)
+    ranks = layout.data_parallel if engines == 1 else 1  # attention DP simulated as one engine: its ranks' batches
+    setup = _cached(replace(setup, expert_parallel=layout.expert_parallel, attention_data_parallel=ranks), load, notes)
     notes.extend(upcast_note)
     if engines > 1:
         notes.append(f"{engines} data-parallel engines of {hardware.gpus} GPUs, each serving its share of the load")
     elif layout.data_parallel > 1:
         notes.append(f"attention data parallel over {layout.data_parallel} ranks beside experts over "
-                     f"{layout.expert_parallel} GPUs: simulated as one engine over all {gpus} GPUs")  # fmt: skip
+                     f"{layout.expert_parallel} GPUs: simulated as one engine over all {gpus} GPUs, each rank "
+                     "with its own batch and step budget")  # fmt: skip
     config = calibration.applied_to(setup).config
     capacity = config.kv_capacity_tokens
     sequence_tokens = input_len + output_len + held_window_tokens(setup.cost, config, input_len + output_len)

@@ -320,7 +320,8 @@ def engine_setup(profile: ThroughputProfile) -> Setup:
         # by tp_size"); simulated as stated they were the worst calibrations to move (4-22x off elsewhere)
         raise InputError("tensor_parallel", "the stated tensor-parallel size does not divide the model's attention "
                                             "heads: not the layout that ran")  # fmt: skip
-    return replace(setup, expert_parallel=profile.expert_parallel) if profile.expert_parallel > 1 else setup
+    return replace(setup, expert_parallel=max(profile.expert_parallel, 1),
+                   attention_data_parallel=max(profile.data_parallel, 1))
 
 
 def observations(profile: ThroughputProfile) -> list[Observation]:

@@ -38,7 +38,7 @@ from infercost.performance.calibrate import (
     predict_concurrency,
     predict_offline,
 )
-from infercost.performance.engine import engine_preset
+from infercost.performance.engine import NIM_ENGINE, engine_preset
 
 METRICS = ("request_throughput", "mean_ttft_ms", "p95_ttft_ms", "mean_tpot_ms", "p95_tpot_ms")
 TRANSFERS = ("shape", "one_shape", "gpu")
@@ -174,12 +174,13 @@ def validate(
 def prompt_slopes(tables: Sequence[Table]) -> dict[str, dict[str, float]]:
     """Per engine, the median and quartiles of the TTFT correction's prompt-length slope over the setups whose
     tables have more than one prompt length: the slope an engine preset gives a calibration that cannot fit its own
-    (``EngineConfig.ttft_prompt_slope``)."""
+    (``EngineConfig.ttft_prompt_slope``). NIM's TensorRT-LLM build (``engine.NIM_ENGINE``) has its own."""
     slopes: dict[str, list[float]] = defaultdict(list)
     for group, members in group_tables(tables).items():
         if len({t.shape[0] for t in members}) > 1:
             correction = fit_tables(members).ttft_correction
-            slopes[engine_preset(group[1])[0]].append(float(correction[PROMPT]))
+            nim = members[0].setup.engine == NIM_ENGINE
+            slopes["nim" if nim else engine_preset(group[1])[0]].append(float(correction[PROMPT]))
     return {engine: {"setups": len(values), "p25": float(np.percentile(values, 25)),
                      "median": float(np.median(values)), "p75": float(np.percentile(values, 75))}
             for engine, values in sorted(slopes.items())}  # fmt: skip

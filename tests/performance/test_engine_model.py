@@ -13,6 +13,7 @@ from infercost.performance.calibrate import PRIOR, Calibration, Observation, fit
 from infercost.performance.engine import (
     COMMUNICATION,
     ENGINE_PRESETS,
+    NIM_ENGINE,
     REQUEST,
     Hardware,
     kv_capacity_tokens,
@@ -142,7 +143,7 @@ def test_one_prompt_length_takes_the_engines_prompt_slope(setup):
     at_fitted = predict_concurrency(sloped, fitted, 8, 1000, 200).mean_ttft_ms
     assert at_fitted == pytest.approx(points[1].mean_ttft_ms, rel=0.1)  # the slope moves nothing where it was fitted
     stored = held_out_errors()["prompt_slopes"]
-    for engine, preset in ENGINE_PRESETS.items():
+    for engine, preset in {**ENGINE_PRESETS, "nim": NIM_ENGINE}.items():
         assert preset.ttft_prompt_slope == pytest.approx(stored[engine]["median"], abs=0.005), engine
 
 
@@ -244,13 +245,26 @@ def test_every_preset_names_a_real_scheduling(setup):
 def test_a_closed_loop_wave_of_prompts_is_prefilled_in_one_tensorrt_llm_step(setup):
     """NIM's TensorRT-LLM engines give every prompt of a wave the whole wave's prefill as TTFT (Llama-3.1-8B on an
     H100 at 2000/200: 52, 207, 446, 904 ms at 1, 5, 10, 25 users): ten 2000-token prompts share one step."""
-    trace = simulate_closed_loop(setup.cost, ENGINE_PRESETS["tensorrt-llm"], THETA, concurrency=10, input_len=2000,
-                                 output_len=200)  # fmt: skip
+    assert setup.engine == NIM_ENGINE  # the table's engine is NIM's
+    trace = simulate_closed_loop(setup.cost, NIM_ENGINE, THETA, concurrency=10, input_len=2000, output_len=200)
     ttft = trace.ttft @ THETA
     assert ttft.max() == pytest.approx(ttft.min())
-    one = simulate_closed_loop(setup.cost, ENGINE_PRESETS["tensorrt-llm"], THETA, concurrency=1, input_len=2000,
-                               output_len=200)  # fmt: skip
+    one = simulate_closed_loop(setup.cost, NIM_ENGINE, THETA, concurrency=1, input_len=2000, output_len=200)
     assert ttft.mean() > 5 * float((one.ttft @ THETA).mean())
+
+
+@pytest.mark.parametrize(("engine", "batch", "step_tokens"), [
+    ("NVIDIA NIM, TensorRT-LLM backend (container version not stated by the source)", 256, 65536),
+    ("NVIDIA NIM 1.8.0", 256, 65536),
+    ("TensorRT-LLM 1.2.0rc6.post2", 2048, 8192),  # trtllm-serve: BuildConfig's defaults
+    ("trtllm", 2048, 8192),
+])  # fmt: skip
+def test_tensorrt_llm_is_built_as_trtllm_serve_builds_it_and_nim_as_nim_does(engine, batch, step_tokens):
+    from infercost.performance.engine import engine_preset
+
+    name, config = engine_preset(engine)
+    assert (name, config.max_batch, config.max_batched_tokens) == ("tensorrt-llm", batch, step_tokens)
+    assert config.reserve_full_kv and not config.chunked_prefill
 
 
 def test_no_fit_reads_the_kv_cache_or_computes_faster_than_the_datasheet():
