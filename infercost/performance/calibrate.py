@@ -107,9 +107,9 @@ class Setup:
     # a benchmark's random prompts share none, so every calibration is fitted at 0.
     cached_prompt_fraction: float = 0.0
     expert_parallel: int = 1  # GPUs of the replica its routed experts are spread over (1: sharded with the rest)
-    # Attention data-parallel ranks beside expert parallelism, simulated as one engine over all the GPUs: each rank
-    # schedules its own batch and step budget (vLLM's and SGLang's --data-parallel-size, TensorRT-LLM's attention
-    # DP), so the engine's are the ranks' together.
+    # Attention data-parallel ranks beside expert parallelism, simulated as one engine over all the GPUs: where each
+    # rank schedules its own batch and step budget (vLLM's --data-parallel-size, TensorRT-LLM's attention DP:
+    # ``EngineConfig.budget_per_rank``), the engine's are the ranks' together.
     attention_data_parallel: int = 1
 
     @property
@@ -126,7 +126,7 @@ class Setup:
                                        budget=engine.max_batched_tokens)  # fmt: skip
         capacity = kv_capacity_tokens(self.shape, self.hardware, dtype=self.dtype, kv_dtype=self.kv_dtype,
                                       step_tokens=budget, window_cache=engine.window_cache)  # fmt: skip
-        ranks = self.attention_data_parallel
+        ranks = self.attention_data_parallel if engine.budget_per_rank else 1
         return replace(engine, max_batch=engine.max_batch * ranks, max_batched_tokens=budget * ranks,
                        kv_capacity_tokens=min(capacity, self.engine.kv_capacity_tokens),
                        cached_prompt_fraction=self.cached_prompt_fraction)  # fmt: skip

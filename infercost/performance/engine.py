@@ -103,6 +103,10 @@ class EngineConfig:
     # ``swa_full_tokens_ratio`` (0.8) of the full layers' tokens; 0 where each sequence holds only its window, apart
     # (vLLM's hybrid KV cache manager, TensorRT-LLM's pool per window size): ``StepCost.window_tokens``.
     window_cache: float = 1.0
+    # Whether each attention data-parallel rank has the batch cap and step budget (vLLM's engine cores, TensorRT-LLM's
+    # attention DP), or the server's are divided among them (SGLang: chunked_prefill_size // dp_size, and so its
+    # max_running_requests; server_args.py ``_handle_data_parallelism``): ``calibrate.Setup.attention_data_parallel``.
+    budget_per_rank: bool = True
 
     def on_gpu(self, gpu: str, memory_gb: float) -> EngineConfig:
         """The engine with the defaults it takes on this GPU (and no GPU-dependent defaults left to apply)."""
@@ -158,7 +162,7 @@ ENGINE_PRESETS: dict[str, EngineConfig] = {
     # sgl-project/sglang at 469c63e, python/sglang/srt/server_args.py and model_runner.py.
     "sglang": EngineConfig(max_batch=2048, max_batched_tokens=8192, chunked_prefill=True, reserve_full_kv=False,
                            prefix_caching=True, large_gpu_batched_tokens=16384, ttft_prompt_slope=0.03,
-                           window_cache=0.8),
+                           window_cache=0.8, budget_per_rank=False),
 }
 LARGE_GPU_GB = 160 * 1024 * 2**20 / 1e9  # SGLang's tier for a larger chunked prefill (gpu_mem >= 160 * 1024 MiB)
 SMALL_GPU_GB = 70 * 2**30 / 1e9  # vLLM's tier for its larger defaults (device memory >= 70 GiB)

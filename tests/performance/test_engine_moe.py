@@ -94,6 +94,24 @@ def test_gpt_oss_users_that_fit_a_hybrid_kv_cache_do_not_queue() -> None:
     assert predict_concurrency(as_full, calibration, 256, 1024, 8192).mean_ttft_ms > 20_000
 
 
+@pytest.mark.parametrize(("engine", "ranks_budgets"), [("vllm", True), ("tensorrt-llm", True), ("sglang", False)])
+def test_attention_data_parallel_ranks_schedule_their_own_batches_where_the_engine_gives_each_its_own(
+    engine: str, ranks_budgets: bool
+) -> None:
+    """Simulated as one engine over the GPUs, attention DP x EP gets its ranks' batch caps and step budgets together
+    where each rank has the engine's (vLLM's engine cores, TensorRT-LLM's attention DP); SGLang divides its server's
+    among the ranks (chunked_prefill_size // dp_size), so there the whole is the one engine's."""
+    from dataclasses import replace
+
+    one = setup_for("deepseek-ai/DeepSeek-R1", engine_hardware("B200", 8, "fp8"), "fp8", ENGINE_PRESETS[engine])
+    one = replace(one, expert_parallel=8)
+    ranks = replace(one, attention_data_parallel=8)
+    factor = 8 if ranks_budgets else 1
+    assert ranks.config.max_batched_tokens == factor * one.config.max_batched_tokens
+    assert ranks.config.max_batch == factor * one.config.max_batch
+    assert ranks.config.kv_capacity_tokens == one.config.kv_capacity_tokens  # the memory is the same
+
+
 def test_an_mla_decode_step_computes_over_the_latent_and_its_prefill_expanded() -> None:
     deepseek = setup_for("deepseek-ai/DeepSeek-V3", engine_hardware("H200", 8, "fp8"), "fp8", ENGINE_PRESETS["sglang"])
     cost, shape, compute = deepseek.cost, deepseek.shape, FEATURES.index("compute_ms")
