@@ -28,9 +28,11 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
                         help="run id, published:/measured: id, or roofline:MODEL@NxGPU:DTYPE")  # fmt: skip
     parser.add_argument("--input-tokens", type=int, required=True, metavar="N", help="prompt tokens per request")
     parser.add_argument("--output-tokens", type=int, required=True, metavar="M", help="output tokens per request")
-    parser.add_argument("--concurrency", metavar="LEVELS", help="closed-loop users, e.g. 1,5,20,50 (default: the "
-                        "source's own levels)")  # fmt: skip
-    parser.add_argument("--rate", metavar="RATES", help="open-loop Poisson arrival rates in requests/s, e.g. 1,2,4")
+    # repeated, the flags add up (--concurrency 64 --concurrency 256 is 64,256): the last must not silently win
+    parser.add_argument("--concurrency", metavar="LEVELS", action="append", help="closed-loop users, e.g. 1,5,20,50 "
+                        "(default: the source's own levels)")  # fmt: skip
+    parser.add_argument("--rate", metavar="RATES", action="append", help="open-loop Poisson arrival rates in "
+                        "requests/s, e.g. 1,2,4")  # fmt: skip
     parser.add_argument("--offline", type=int, metavar="N", help="also predict N requests submitted at once (an "
                         "offline batch, as trtllm-bench or vllm bench throughput run it): throughput and makespan")
     parser.add_argument("--engine", metavar="ENGINE", help="the engine of a roofline setup: vllm, sglang or trtllm "
@@ -48,12 +50,12 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     parser.set_defaults(handler=run, render=render)
 
 
-def _levels(text: str | None, field_name: str, *, whole: bool, upper: float) -> list[float]:
+def _levels(given: list[str] | None, field_name: str, *, whole: bool, upper: float) -> list[float]:
     from infercost.runner.sweep import parse_levels
 
-    if text is None:
+    if not given:
         return []
-    values = parse_levels(text, field_name)
+    values = parse_levels(",".join(given), field_name)
     for value in values:
         if not (0 < value <= upper) or (whole and value != int(value)):
             kind = "whole numbers" if whole else "numbers"

@@ -350,6 +350,15 @@ def test_the_throughput_command_answers_with_basis_and_expected_error(source):
             assert point[key] > 0
 
 
+def test_repeated_level_flags_add_up_rather_than_the_last_winning():
+    """``--concurrency 1 --concurrency 8`` asks for both levels (argparse's default kept only the last, silently)."""
+    result = cli("throughput", NIM_8B_FP8, "--input-tokens", "1000", "--output-tokens", "300", "--concurrency", "1",
+                 "--concurrency", "8", "--rate", "0.5", "--rate", "1", "--json")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    levels = [p.get("concurrency") or p.get("rate") for p in json.loads(result.stdout)["points"]]
+    assert levels == [1, 8, 0.5, 1]
+
+
 def test_a_stored_run_is_a_source_too(tmp_path):
     from infercost.runner.scripted_server import Script, running
 
