@@ -6,8 +6,9 @@ The transfers a person makes when sizing a workload:
   shapes, each shape held out in turn with its repeat runs (leave one shape out: a repeat of the same sweep, often
   identical point for point in AIConfigurator's sample, would make the transfer a lookup).
 - ``one_shape``: the same, from a single table of the setup (a person's one sweep), the first one by shape.
-- ``gpu``: a table predicted from every table of the same model and dtype on *other* hardware (GPU type or count),
-  the fitted coefficients moved to this table's GPUs: every pair, the far ones too (64 GB200s to 4 B200s).
+- ``gpu``: a table predicted from every table of the same model and dtype on *other* hardware (GPU type or count)
+  or layout, the fitted coefficients moved to this table's GPUs and simulated in its layout (as ``predict_roofline``
+  simulates the layout asked for): every pair, the far ones too (64 GB200s to 4 B200s).
 - ``nearest``: the same from the one other setup a roofline prediction would be calibrated on (``nearness``: the
   same GPU type, then the nearest GPU count and layout; then ``richness``): the GPU transfer as infercost makes it.
 - ``engine_version`` and ``engine``: a table predicted from the same model and weights on the same GPUs and layout,
@@ -263,7 +264,7 @@ def _gpu_transfer(groups: dict[tuple[str, ...], list[Table]], errors: Errors, tr
             if progress:
                 progress(f"{' '.join(map(str, source_group))} -> {' '.join(map(str, target_group))}")
             sources = groups[source_group]
-            moved = sources[0].setup.on(targets[0].setup.hardware)
+            moved = targets[0].setup  # the target's GPUs and layout, as a roofline setup is simulated
             for table in targets:
                 _score(errors, scored, moved, calibrations[source_group], table)
                 source_table = next((t for t in sources if t.shape == table.shape), None)

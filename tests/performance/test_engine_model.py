@@ -217,6 +217,25 @@ def test_a_held_out_shape_is_held_out_with_its_repeat_runs():
     assert len(errors.values["shape"]["request_throughput"]) == 3 * len(base.observations)
 
 
+def test_a_gpu_transfer_simulates_the_target_setups_layout_as_a_roofline_does():
+    """Carried to another layout of the same GPUs (DeepSeek-R1 on 8x B200 from DP8 x EP8 to EP8), the fitted
+    coefficients are simulated in the target's layout, as ``predict_roofline`` simulates the layout asked for;
+    simulating the source's layout on the target's GPUs scored a prediction the product never makes."""
+    from infercost.performance.profiles import held_out_profiles
+    from infercost.performance.validation import fit_tables, group_tables, validate
+
+    groups = group_tables(validation_tables([p for p in held_out_profiles() if p.closed_loop]))
+    source = groups["deepseek-r1", "tensorrt-llm 1.2.0rc6.post3", "B200", "8", "fp8", "dp8 ep8"]
+    target = groups["deepseek-r1", "tensorrt-llm 1.2.0rc6.post3", "B200", "8", "fp8"]
+    assert source[0].setup.attention_data_parallel == 8 and target[0].setup.expert_parallel == 1
+    errors, _ = validate([*source, *target], ("gpu",))
+    calibration = fit_tables(source)
+    want = [predict_concurrency(target[0].setup, calibration, o.concurrency, o.input_len, o.output_len)
+            .mean_ttft_ms / o.mean_ttft_ms - 1 for table in target for o in table.observations]  # fmt: skip
+    scored = errors.values["gpu"]["mean_ttft_ms"]
+    assert scored[-len(want):] == pytest.approx(want) or scored[:len(want)] == pytest.approx(want)
+
+
 def test_an_open_loop_above_capacity_says_it_saturates(setup):
     calibration = Calibration(THETA, 0)
     closed = predict_concurrency(setup, calibration, 64, 500, 200)
