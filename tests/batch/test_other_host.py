@@ -79,7 +79,9 @@ def freeze_between_writes(process: subprocess.Popen, db_path: str, job_id: str) 
         if job_lock_is_free(db_path, job_id):
             return
         os.kill(process.pid, signal.SIGCONT)
-        time.sleep(0.05)
+        # long enough to finish the write it was caught in, short enough that 200 tries cannot send the whole job
+        # (at 50 ms a try, a busy PostgreSQL store let the process finish all 600 records before it was caught free)
+        time.sleep(0.01)
     raise AssertionError("the job's process never left its lock long enough to freeze it between writes")
 
 
