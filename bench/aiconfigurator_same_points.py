@@ -97,7 +97,7 @@ def engine_predictions(tables: list[Table], wanted: set[str], transfers: Iterabl
                     continue
                 if source_group not in calibrations:
                     calibrations[source_group] = fit_tables(sources)
-                moved = sources[0].setup.on(members[0].setup.hardware)
+                moved = members[0].setup  # the target's GPUs and layout (validation._gpu_transfer)
                 for table in members:
                     if table.id in targets:
                         yield from score("gpu", moved, calibrations[source_group], table)

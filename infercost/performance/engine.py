@@ -141,9 +141,9 @@ NIM_ENGINE = EngineConfig(max_batch=256, max_batched_tokens=65536, chunked_prefi
 ENGINE_PRESETS: dict[str, EngineConfig] = {
     # TensorRT-LLM as trtllm-serve and trtllm-build build it: BuildConfig's max_batch_size 2048 and max_num_tokens
     # 8192 (NVIDIA/TensorRT-LLM at 008b2b8, tensorrt_llm/builder.py), chunked prefill off, GUARANTEED_NO_EVICT. With
-    # NIM's 65536 the held-out TensorRT-LLM tables (AIConfigurator's, trtllm-serve 0.17 to 1.3) came out worse on
-    # every figure but one: leaving one shape out, dense throughput / TPOT median 11.5% / 15.9% -> 8.2% / 9.1%, MoE
-    # TPOT 10.9% -> 9.2% and TTFT p90 93.8% -> 76.8% (dense TTFT from one table went the other way, 32% -> 49%).
+    # NIM's 65536 the held-out TensorRT-LLM tables (AIConfigurator's, trtllm-serve 0.17 to 1.3) came out worse:
+    # leaving one shape out, dense throughput / TPOT median 11.5% / 15.9% -> 8.2% / 9.1%, MoE 9.1% / 10.9% ->
+    # 8.4% / 9.3% (dense TTFT from one table went the other way, 32% -> 43%).
     # Its TTFT grows with the prompt beyond the steps about as vLLM's does (73 setups of several prompt lengths: 0.23,
     # quartiles -0.01 and 0.38; NIM's 12: -0.01).
     "tensorrt-llm": replace(NIM_ENGINE, max_batch=2048, max_batched_tokens=8192, ttft_prompt_slope=0.23),

@@ -468,8 +468,9 @@ def predict_roofline(
         notes.append(f"{engines} data-parallel engines of {hardware.gpus} GPUs, each serving its share of the load")
     elif layout.data_parallel > 1:
         notes.append(f"attention data parallel over {layout.data_parallel} ranks beside experts over "
-                     f"{layout.expert_parallel} GPUs: simulated as one engine over all {gpus} GPUs, each rank "
-                     "with its own batch and step budget")  # fmt: skip
+                     f"{layout.expert_parallel} GPUs: simulated as one engine over all {gpus} GPUs, "
+                     + ("each rank with its own batch and step budget" if setup.engine.budget_per_rank
+                        else "the server's batch and step budget shared among the ranks"))  # fmt: skip
     config = calibration.applied_to(setup).config
     capacity = config.kv_capacity_tokens
     sequence_tokens = input_len + output_len + held_window_tokens(setup.cost, config, input_len + output_len)
