@@ -131,9 +131,6 @@ class Setup:
                        kv_capacity_tokens=min(capacity, self.engine.kv_capacity_tokens),
                        cached_prompt_fraction=self.cached_prompt_fraction)  # fmt: skip
 
-    def on(self, hardware: Hardware) -> Setup:
-        return replace(self, hardware=hardware)
-
 
 @dataclass(frozen=True)
 class Observation:

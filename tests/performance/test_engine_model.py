@@ -249,7 +249,7 @@ def test_an_open_loop_above_capacity_says_it_saturates(setup):
 def test_more_bandwidth_means_faster_decoding(setup):
     calibration = Calibration(PRIOR, 0)
     h100 = predict_concurrency(setup, calibration, 8, 1000, 500)
-    faster = setup.on(replace(setup.hardware, bandwidth_gbps=setup.hardware.bandwidth_gbps * 2))
+    faster = replace(setup, hardware=replace(setup.hardware, bandwidth_gbps=setup.hardware.bandwidth_gbps * 2))
     h200ish = predict_concurrency(faster, calibration, 8, 1000, 500)
     assert h200ish.mean_tpot_ms < 0.75 * h100.mean_tpot_ms
 
