@@ -97,10 +97,9 @@ def engine_predictions(tables: list[Table], wanted: set[str], transfers: Iterabl
                     continue
                 if source_group not in calibrations:
                     calibrations[source_group] = fit_tables(sources)
-                moved = members[0].setup  # the target's GPUs and layout (validation._gpu_transfer)
-                for table in members:
+                for table in members:  # on its own GPUs and layout, as validation._gpu_transfer scores it
                     if table.id in targets:
-                        yield from score("gpu", moved, calibrations[source_group], table)
+                        yield from score("gpu", table.setup, calibrations[source_group], table)
 
 
 def stats(errors: list[float]) -> dict[str, float]:

@@ -264,12 +264,11 @@ def _gpu_transfer(groups: dict[tuple[str, ...], list[Table]], errors: Errors, tr
             if progress:
                 progress(f"{' '.join(map(str, source_group))} -> {' '.join(map(str, target_group))}")
             sources = groups[source_group]
-            moved = targets[0].setup  # the target's GPUs and layout, as a roofline setup is simulated
-            for table in targets:
-                _score(errors, scored, moved, calibrations[source_group], table)
+            for table in targets:  # simulated on its own GPUs and layout, as a roofline setup is
+                _score(errors, scored, table.setup, calibrations[source_group], table)
                 source_table = next((t for t in sources if t.shape == table.shape), None)
                 if "gpu" in transfers and source_table is not None:
-                    ratios.append(_ratio_error(moved, calibrations[source_group], table, source_table))
+                    ratios.append(_ratio_error(calibrations[source_group], table, source_table))
     return ratios
 
 
@@ -277,11 +276,11 @@ def _best(observations: Sequence[Observation]) -> float:
     return max(o.request_throughput for o in observations)
 
 
-def _ratio_error(moved: Setup, calibration: Calibration, target: Table, source: Table) -> float:
+def _ratio_error(calibration: Calibration, target: Table, source: Table) -> float:
     """Predicted over published ratio of best throughput (target setup / source setup), minus one. Both ends of
     the predicted ratio come from the same calibration, so what is scored is how it moves between GPUs, not how
     well it fits the source (that is the throughput error's job)."""
-    predicted = _predicted_best(moved, calibration, target) / _predicted_best(source.setup, calibration, source)
+    predicted = _predicted_best(target.setup, calibration, target) / _predicted_best(source.setup, calibration, source)
     return predicted / (_best(target.observations) / _best(source.observations)) - 1.0
 
 
