@@ -169,10 +169,12 @@ def _autoscaled_day(attempts: float, setup: SelfHostSetup, q: float) -> Scaling:
 
 
 def _working_minutes(setup: SelfHostSetup) -> float:
-    """Minutes of the deadline a replica can work: the cold start comes out of it."""
+    """Minutes of the deadline a replica can work: the cold start comes out of it, and at least a minute (no
+    provider bills less) must be left. A deadline of 5e-324 h left 3e-322 minutes, and the replicas needed to finish
+    the day's volume in them overflowed to infinity."""
     minutes = setup.deadline_hours * 60 - setup.cold_start_minutes
-    if minutes <= 0:
-        raise InputError("deadline_hours", f"{setup.deadline_hours} h leaves no time after a "
+    if minutes < 1:
+        raise InputError("deadline_hours", f"{setup.deadline_hours} h leaves less than a minute of work after a "
                          f"{setup.cold_start_minutes}-minute cold start")  # fmt: skip
     return minutes
 

@@ -92,3 +92,14 @@ def test_a_denormal_call_volume_with_a_self_host_setup() -> None:
         assert error.field == "calls_per_day"
         return
     assert finite(result)
+
+
+@pytest.mark.parametrize("deadline_hours", [5e-324, 2.2250738585072014e-308, 1 / 120])
+def test_a_batch_deadline_with_under_a_minute_of_work_is_refused(deadline_hours: float) -> None:
+    """Hypothesis's case: a subnormal deadline with no cold start left 3e-322 working minutes, and the replicas
+    needed overflowed (``int(inf)``); under a minute of work is refused by name."""
+    document = document_with([(("self_host", "cold_start_minutes"), 0.0),
+                              (("self_host", "deadline_hours"), deadline_hours)], "offline_batch")  # fmt: skip
+    with pytest.raises(InputError) as refused:
+        estimate(parse_profile(document), catalog=[])
+    assert refused.value.field == "deadline_hours" and "\n" not in str(refused.value)
