@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import re
 import sys
 from collections import defaultdict
@@ -65,15 +66,31 @@ def dtype_of(row: dict[str, str]) -> tuple[str, str]:
     return "bf16", "precision left blank and no quantisation named: unquantised BF16 weights assumed"
 
 
-def layout(row: dict[str, str]) -> dict[str, int]:
-    """AIConfigurator's layout: attention TP x PP x attention DP GPUs; MoE layers split as moe_tp x moe_ep."""
+def layout(row: dict[str, str], provenance: dict[str, str]) -> dict[str, int]:
+    """AIConfigurator's layout: attention TP x PP x attention DP GPUs; MoE layers split as moe_tp x moe_ep.
+
+    The rows from ``2026-04-06.csv`` and from the 2026-04-27 database dump record every expert-parallel setup with
+    its GPU count multiplied by its EP size (EP over all of W GPUs written as W*W GPUs: TP64 MoE-TP8 EP8, attention
+    DP16 MoE-TP4 EP4, or vLLM's TP4 attention-DP4 EP16). Of the 426 such rows, 234 name their layout in their id
+    (``..._tp8_ep8_1552`` on a TP64 row) and 130 repeat, to the last digit, a measurement that ``2026-03-25.csv`` or
+    a gap-analysis file records on W GPUs with EP W; none says otherwise. Such a row is read as EP over W GPUs,
+    attention TP W (attention DP W where the row puts the GPUs in attention DP alone); ``repaired`` names what the
+    row said.
+    """
     def number(field: str) -> int:
         return int(row[field]) if row[field] not in ("", "0") else 1
 
     tp, pp, dp = number("tp_size"), number("pp_size"), number("attention_dp_size")
+    moe_tp, ep = number("moe_tp_size"), number("moe_ep_size")
+    world = math.isqrt(tp * pp * dp)
+    if (ep > 1 and ("db-dump" in provenance or provenance.get("source_file") == "2026-04-06.csv")
+            and pp == 1 and world > 1 and world * world == tp * dp and ep in (world, world * world)):
+        said = f"TP{tp} attention-DP{dp} MoE-TP{moe_tp} EP{ep}"
+        tp, dp = (world, 1) if tp > 1 else (1, world)
+        return {"tensor_parallel": tp, "pipeline_parallel": 1, "data_parallel": dp, "expert_parallel": world,
+                "moe_tensor_parallel": 1, "gpus": world, "repaired": said}  # fmt: skip
     return {"tensor_parallel": tp, "pipeline_parallel": pp, "data_parallel": dp,
-            "expert_parallel": number("moe_ep_size"), "moe_tensor_parallel": number("moe_tp_size"),
-            "gpus": tp * pp * dp}  # fmt: skip
+            "expert_parallel": ep, "moe_tensor_parallel": moe_tp, "gpus": tp * pp * dp}  # fmt: skip
 
 
 def slug_part(text: str) -> str:
@@ -90,8 +107,9 @@ def main(argv: list[str]) -> int:
             skipped["no silicon_concurrency in its provenance (batch_size alone is per rank)"] += 1
             continue
         version, _ = engine_version(row)
-        key = (row["model_path"], row["system"], row["backend"], version, *dtype_of(row),
-               tuple(layout(row).items()), int(row["isl"]), int(row["osl"]))  # fmt: skip
+        parallel = tuple((k, v) for k, v in layout(row, provenance).items() if k != "repaired")
+        key = (row["model_path"], row["system"], row["backend"], version, *dtype_of(row), parallel,
+               int(row["isl"]), int(row["osl"]))  # fmt: skip
         setups[key].append((row, provenance))
     for old in OUT.glob("aic-*.json"):
         old.unlink()
@@ -138,6 +156,7 @@ def table(key: tuple, members: list[tuple[dict, dict]], part: int) -> dict:
     row0, provenance0 = members[0]
     _, version_note = engine_version(row0)
     gpu, gpus = GPUS[system], parallel.pop("gpus")
+    repaired = sorted({layout(row, provenance).get("repaired", "") for row, provenance in members} - {""})
     engine = f"{ENGINES[backend]} {version}" if version else ENGINES[backend]
     measured = sorted({p.get("measured", "")[:10] for _, p in members if p.get("measured")})
     points = []
@@ -148,6 +167,8 @@ def table(key: tuple, members: list[tuple[dict, dict]], part: int) -> dict:
         points.append({"concurrency": level, "request_throughput": float(f"{request_throughput:.8g}"),
                        "output_throughput": float(f"{request_throughput * osl:.8g}"), "mean_ttft_ms": ttft,
                        "mean_tpot_ms": tpot, "source_id": row["id"]})  # latencies as the sample has them  # fmt: skip
+        if said := layout(row, provenance).get("repaired"):
+            points[-1]["layout_as_published"] = said  # what AIConfigurator's own predictions of the row were given
     per_rank = [f"{row['batch_size']} at {p['silicon_concurrency']}" for row, p in members
                 if row["batch_size"] and int(row["batch_size"]) != int(p["silicon_concurrency"])]  # fmt: skip
     layout_text = (f"TP{parallel['tensor_parallel']} PP{parallel['pipeline_parallel']} "
@@ -165,6 +186,10 @@ def table(key: tuple, members: list[tuple[dict, dict]], part: int) -> dict:
         f"Little's law (see derived), so Little's law holds by construction and cannot be checked here; requests are "
         f"assumed to have exactly {isl} input and {osl} output tokens, as the sample's isl/osl state."
     )
+    if repaired:
+        notes += (f" The rows say {' or '.join(repaired)}: the GPU count multiplied by the EP size, as every "
+                  f"expert-parallel row of this file or dump does (see layout() in "
+                  f"scripts/published_from_aiconfigurator.py); read as {layout_text} on {gpus} GPUs.")
     if per_rank:
         notes += f" The row's batch_size differs from its concurrency ({', '.join(per_rank)}): a per-rank batch."
     if len(points) == 1:

@@ -144,9 +144,9 @@ ENGINE_PRESETS: dict[str, EngineConfig] = {
     # NIM's 65536 the held-out TensorRT-LLM tables (AIConfigurator's, trtllm-serve 0.17 to 1.3) came out worse:
     # leaving one shape out, dense throughput / TPOT median 11.5% / 15.9% -> 8.2% / 9.1%, MoE 9.1% / 10.9% ->
     # 8.4% / 9.3% (dense TTFT from one table went the other way, 32% -> 43%).
-    # Its TTFT grows with the prompt beyond the steps about as vLLM's does (73 setups of several prompt lengths: 0.23,
-    # quartiles -0.01 and 0.38; NIM's 12: -0.01).
-    "tensorrt-llm": replace(NIM_ENGINE, max_batch=2048, max_batched_tokens=8192, ttft_prompt_slope=0.23),
+    # Its TTFT grows with the prompt beyond the steps as vLLM's does (69 setups of several prompt lengths: 0.25,
+    # quartiles 0.01 and 0.41; NIM's 12: -0.01).
+    "tensorrt-llm": replace(NIM_ENGINE, max_batch=2048, max_batched_tokens=8192, ttft_prompt_slope=0.25),
     # vLLM V1's server: max_num_seqs 1024 and max_num_batched_tokens 8192 on a GPU of 70 GiB or more other than an
     # A100, 256 and 2048 on the others (EngineArgs.get_batch_defaults, vllm-project/vllm at 99d7eb5,
     # vllm/engine/arg_utils.py); chunked prefill on, KV blocks on demand. The cap was 256 here before: SGLang's and

@@ -252,7 +252,7 @@ def test_a_calibration_is_as_near_as_the_gpu_type_then_count_then_layout_then_da
 
 
 @pytest.mark.parametrize(("setup", "calibrated_on"), [
-    ("deepseek-ai/DeepSeek-R1@16xB200:nvfp4", "-16xb200-fp4-"),  # not 8 B200s in FP8 (the one with most data)
+    ("deepseek-ai/DeepSeek-R1@4xB200:nvfp4", "-4xb200-fp4-"),  # not 8 B200s in FP8 (the one with most data)
     ("deepseek-ai/DeepSeek-R1@8xB200:nvfp4", "-8xb200-fp4-"),  # AIConfigurator's "fp4" is NVFP4: not an FP8 table
 ])  # fmt: skip
 def test_a_roofline_setup_is_calibrated_on_the_nearest_published_setup(setup: str, calibrated_on: str) -> None:

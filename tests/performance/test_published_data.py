@@ -8,6 +8,7 @@ s, per-GPU throughput recorded as total, ITL recorded as TPOT.
 import datetime as dt
 import json
 import math
+import re
 from functools import cache
 from pathlib import Path
 
@@ -26,8 +27,12 @@ UNPINNED = ("/blob/main/", "/tree/main/", "/raw/main/", "/refs/heads/", "/latest
 # such a table and reports it as not predictable ("no datasheet"), so nothing is silently dropped meanwhile.
 AWAITING_DATASHEET = {"B300", "MI300X", "MI325X", "MI355X"}
 PARALLEL_FIELDS = ("tensor_parallel", "pipeline_parallel", "data_parallel", "expert_parallel", "moe_tensor_parallel")
-# Per-point fields that are not numbers: the source's own id of the measurement (to join a peer's predictions).
-TEXT_POINT_FIELDS = ("source_id",)
+# Per-point fields that are not numbers: the source's own id of the measurement (to join a peer's predictions), and
+# the layout a row stated where the importer repaired it.
+TEXT_POINT_FIELDS = ("source_id", "layout_as_published")
+# An AIConfigurator sample id that names its layout: ``..._tp8_ep8_1552`` or ``..._tp8_0_ep8_0_1032``, the GPU count
+# (attention TP or DP) and the EP size.
+ID_LAYOUT = re.compile(r"_tp(\d+)(?:_0)?_ep(\d+)(?:_0)?_\d+$")
 
 # Little's law in a closed loop: concurrency = request throughput x mean request latency. The NIM tables satisfy it to
 # within 4% at every concurrency up to 25 (median 0.04%), so 5% there. Above, the queue saturates and genai-perf's
@@ -132,6 +137,16 @@ def check_a_throughput_derived_by_littles_law_is_what_the_latencies_give(path: P
         assert point["request_throughput"] == pytest.approx(point["concurrency"] / latency_ms * 1000, rel=1e-5)
 
 
+def check_a_point_whose_id_names_a_layout_is_in_a_table_of_that_layout(path: Path) -> None:
+    """The 2026-04-06 file of AIConfigurator's sample states every expert-parallel layout with the GPU count times
+    the EP size (TP64 EP8 for 8 GPUs): the ids tell, and the importer must have followed them."""
+    table = load(path)
+    for point in table["points"]:
+        if named := ID_LAYOUT.search(point.get("source_id", "")):
+            gpus, ep = map(int, named.groups())
+            assert (table["gpus_per_replica"], table.get("expert_parallel", 1)) == (gpus, ep), point["source_id"]
+
+
 def check_every_number_is_positive_and_finite(path: Path) -> None:
     for point in load(path)["points"]:
         for key, value in point.items():
@@ -223,6 +238,7 @@ RULES = [
     (check_the_engine_kind_and_layout_agree_with_the_engine_and_the_gpu_count, FILES),
     (check_a_throughput_derived_by_littles_law_is_what_the_latencies_give, LITTLE_DERIVED),
     (check_every_number_is_positive_and_finite, FILES),
+    (check_a_point_whose_id_names_a_layout_is_in_a_table_of_that_layout, LITTLE_DERIVED),
     (check_a_closed_loop_sweep_has_one_point_per_concurrency, CLOSED_LOOP),
     (check_closed_loop_latencies_obey_littles_law, CLOSED_LOOP),
     (check_request_latency_is_ttft_plus_the_gaps_between_output_tokens, CLOSED_LOOP),
