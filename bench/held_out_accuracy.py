@@ -32,6 +32,7 @@ from infercost.performance.validation import (
     HELD_OUT_TRANSFERS,
     Errors,
     engine_transfer,
+    moe_coefficients,
     prompt_slopes,
     validate,
 )
@@ -80,6 +81,8 @@ def main(argv: list[str] | None = None) -> int:
     summary["prompt_slopes"] = prompt_slopes([*validation_tables(profiles), *validation_tables()])
     print(f"  TTFT prompt-length slope per engine (EngineConfig.ttft_prompt_slope): {summary['prompt_slopes']}",
           file=sys.stderr)  # fmt: skip
+    summary["moe_coefficients"] = moe_coefficients(validation_tables(profiles))
+    print(f"  MoE setups' median coefficients (calibrate.MOE_PRIOR): {summary['moe_coefficients']}", file=sys.stderr)
     if args.write:
         HELD_OUT_ERROR_PATH.write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
     if args.write_docs:

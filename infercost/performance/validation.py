@@ -31,6 +31,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from infercost.performance.calibrate import (
+    FITTED,
     PROMPT,
     Calibration,
     Observation,
@@ -39,7 +40,7 @@ from infercost.performance.calibrate import (
     predict_concurrency,
     predict_offline,
 )
-from infercost.performance.engine import NIM_ENGINE, engine_preset
+from infercost.performance.engine import FEATURES, NIM_ENGINE, engine_preset
 
 METRICS = ("request_throughput", "mean_ttft_ms", "p95_ttft_ms", "mean_tpot_ms", "p95_tpot_ms")
 TRANSFERS = ("shape", "one_shape", "gpu")
@@ -185,6 +186,26 @@ def prompt_slopes(tables: Sequence[Table]) -> dict[str, dict[str, float]]:
     return {engine: {"setups": len(values), "p25": float(np.percentile(values, 25)),
                      "median": float(np.median(values)), "p75": float(np.percentile(values, 75))}
             for engine, values in sorted(slopes.items())}  # fmt: skip
+
+
+# Points that identify a setup's own coefficients: several concurrency levels, far apart. At one level a step's fixed
+# cost and its per-sequence cost move together, and any split of them fits.
+IDENTIFYING_LEVELS = 4
+IDENTIFYING_SPAN = 8
+
+
+def moe_coefficients(tables: Sequence[Table]) -> dict[str, float]:
+    """The median fitted coefficients of the MoE setups whose points identify them (``IDENTIFYING_LEVELS`` levels
+    spanning ``IDENTIFYING_SPAN`` times or more): the priors a MoE setup with fewer points is fitted towards
+    (``calibrate.MOE_PRIOR``)."""
+    fitted = []
+    for members in group_tables(tables).values():
+        levels = sorted({o.concurrency for table in members for o in table.observations})
+        if (members[0].setup.shape.num_experts and len(levels) >= IDENTIFYING_LEVELS
+                and levels[-1] >= IDENTIFYING_SPAN * levels[0]):
+            fitted.append(fit_tables(members).coefficients[FITTED])
+    medians = np.median(np.array(fitted), axis=0) if fitted else []
+    return {"setups": len(fitted), **{name: float(m) for name, m in zip(FEATURES[FITTED], medians, strict=False)}}
 
 
 def engine_transfer(tables: Sequence[Table], errors_for: Callable[[str], Errors]) -> None:
