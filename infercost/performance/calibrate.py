@@ -52,17 +52,17 @@ from infercost.performance.roofline import ModelShape, dtype_bytes
 # the last two, communication_ms and wait_ms, are time already: always 1
 PRIOR = np.array([0.3, 1 / 0.8, 1 / 0.5, 1 / 0.5, 0.01, 2.0, 1.0, 1.0])
 # A MoE setup's priors, the group's: the median fit of the bundled MoE setups whose points identify their coefficients
-# (``validation.moe_coefficients``: 110 setups of four or more concurrency levels spanning 8x; bench.held_out_accuracy
-# stores them, a test holds these to them). A MoE step costs about 6 ms beyond its roofline (routing, expert dispatch,
-# the launches of many small GEMMs; quartiles about 4 and 7), where a dense one costs 0.3, and reads its experts at
-# half their roofline time (the roofline's expected distinct experts over-count what a step reads). With the dense
-# priors a MoE setup measured at one concurrency put its overhead on each sequence, and carried it to many users:
-# DeepSeek-R1 on 8 B200s measured at 4 users, moved to 128 and 256 under attention DP, predicted TPOTs 4-6x the
-# measured. Held-out MoE throughput p90 from other GPUs went 85.7% -> 62.2% (TensorRT-LLM) and 53.7% -> 39.2% (vLLM),
-# TPOT 63.8% -> 50.2% and 51.8% -> 36.5%; TTFT did not move. A one-point setup is still ambiguous, the other way: one
-# SGLang 0.5.6 table at 64 users now puts its overhead on the step and over-predicts TPOT at 4 users 2x
-# (SGLang MoE throughput between releases, p90 43.1% -> 52.3%).
-MOE_PRIOR = np.array([6.1, 0.52, 2.2, 2.4, 0.023, 29.0, 1.0, 1.0])
+# (``validation.moe_coefficients``: 110 setups of four or more concurrency levels spanning 8x, each fitted towards
+# the dense priors; bench.held_out_accuracy stores the medians, a test holds these to them). A MoE step costs about
+# 5.8 ms beyond its roofline (routing, expert dispatch, the launches of many small GEMMs; quartiles about 4 and 7),
+# where a dense one costs 0.3, and reads its experts at 0.58 x their roofline time (the roofline's expected distinct
+# experts over-count what a step reads). With the dense priors a MoE setup measured at one concurrency put its
+# overhead on each sequence, and carried it to many users: DeepSeek-R1 on 8 B200s measured at 4 users, moved to 128
+# and 256 under attention DP, predicted TPOTs 4-6x the measured. Held-out MoE throughput p90 from other GPUs went
+# 85.7% -> 62.2% (TensorRT-LLM) and 53.7% -> 39.2% (vLLM), TPOT 63.8% -> 50.2% and 51.8% -> 36.5%; TTFT did not
+# move. A one-point setup is still ambiguous, the other way: one SGLang 0.5.6 table at 64 users now puts its overhead
+# on the step and over-predicts TPOT at 4 users 2x (SGLang MoE throughput between releases, p90 43.1% -> 52.3%).
+MOE_PRIOR = np.array([5.8, 0.58, 2.1, 2.2, 0.017, 53.0, 1.0, 1.0])
 # No engine reads the KV cache faster than the datasheet's bandwidth or computes faster than its peak: those two
 # coefficients (× roofline time) stay at 1 or more. Without the floor, a setup with one table (70B FP8 on two H100s)
 # put prefill at 11x peak compute and made up the TTFT in its correction, and every GPU it was carried to went wrong
@@ -127,7 +127,8 @@ class Setup:
     @property
     def cost(self) -> StepCost:
         return step_cost(self.shape, self.hardware, dtype=self.dtype, kv_dtype=self.kv_dtype,
-                         expert_parallel=self.expert_parallel)  # fmt: skip
+                         expert_parallel=self.expert_parallel,
+                         attention_data_parallel=self.attention_data_parallel)  # fmt: skip
 
     @property
     def config(self) -> EngineConfig:
@@ -261,17 +262,19 @@ def _rows(trace: Trace, obs: Observation) -> list[tuple[NDArray, float, float]]:
     return rows
 
 
-def fit(setup: Setup, observations: Sequence[Observation]) -> Calibration:
-    """Coefficients that make the simulation reproduce the observations, in relative terms, near the priors."""
+def fit(setup: Setup, observations: Sequence[Observation], priors: NDArray | None = None) -> Calibration:
+    """Coefficients that make the simulation reproduce the observations, in relative terms, near the priors (the
+    setup's own, ``prior_for``, unless given)."""
     if not observations:
         raise ValueError("need at least one observation to calibrate")
+    priors = prior_for(setup) if priors is None else priors
     best: tuple[float, Setup, NDArray, list[Trace]] | None = None
     for candidate in _schedulers(setup):
-        coefficients, loss = prior_for(setup), math.inf
+        coefficients, loss = priors, math.inf
         for _ in range(ITERATIONS):
             traces = [_closed_loop(candidate, coefficients, o.concurrency, o.input_len, o.output_len)
                       for o in observations]  # fmt: skip
-            coefficients, loss = _solve(traces, observations, prior_for(setup), floor=roofline_floor(setup),
+            coefficients, loss = _solve(traces, observations, priors, floor=roofline_floor(setup),
                                         measured_units=bool(setup.shape.num_experts))  # fmt: skip
         if best is None or loss < best[0]:
             best = (loss, candidate, coefficients, traces)

@@ -145,14 +145,14 @@ ENGINE_PRESETS: dict[str, EngineConfig] = {
     # leaving one shape out, dense throughput / TPOT median 11.5% / 15.9% -> 8.2% / 9.1%, MoE 9.1% / 10.9% ->
     # 8.4% / 9.3% (dense TTFT from one table went the other way, 32% -> 43%).
     # Its TTFT grows with the prompt beyond the steps as vLLM's does (69 setups of several prompt lengths: 0.24,
-    # quartiles 0.01 and 0.41; NIM's 12: -0.01).
+    # quartiles 0.02 and 0.40; NIM's 12: -0.01).
     "tensorrt-llm": replace(NIM_ENGINE, max_batch=2048, max_batched_tokens=8192, ttft_prompt_slope=0.24),
     # vLLM V1's server: max_num_seqs 1024 and max_num_batched_tokens 8192 on a GPU of 70 GiB or more other than an
     # A100, 256 and 2048 on the others (EngineArgs.get_batch_defaults, vllm-project/vllm at 99d7eb5,
     # vllm/engine/arg_utils.py); chunked prefill on, KV blocks on demand. The cap was 256 here before: SGLang's and
     # vLLM's held-out sweeps run 512 users, which it queued into TTFTs of 20 s against 3 s measured. Its TTFT grows
-    # with prompt length as (length)^0.24 beyond the steps (74 setups of several prompt lengths: quartiles 0.13 and
-    # 0.37; dense 0.47, MoE 0.22; SGLang's is near 0): time outside the steps that grows with the prompt,
+    # with prompt length as (length)^0.24 beyond the steps (74 setups of several prompt lengths: quartiles 0.11 and
+    # 0.35; dense 0.47, MoE 0.22; SGLang's is near 0): time outside the steps that grows with the prompt,
     # or prefill slower than the fit can tell from decoding (the cause is not measured separately).
     "vllm": EngineConfig(max_batch=1024, max_batched_tokens=8192, chunked_prefill=True, reserve_full_kv=False,
                          prefix_caching=True, small_gpu_batch=256, small_gpu_batched_tokens=2048,
@@ -303,7 +303,7 @@ TENSOR_PARALLEL_WEIGHTS_EXPONENT = 0.42
 
 
 def step_cost(shape: ModelShape, hardware: Hardware, *, dtype: str, kv_dtype: str | None = None,
-              expert_parallel: int = 1) -> StepCost:  # fmt: skip
+              expert_parallel: int = 1, attention_data_parallel: int = 1) -> StepCost:  # fmt: skip
     """The roofline quantities of one model on one replica (one engine: a tensor-parallel group, its experts
     over ``expert_parallel`` of its GPUs), the units in which coefficients are fitted."""
     tensor_parallel_penalty = hardware.gpus ** (1 - TENSOR_PARALLEL_WEIGHTS_EXPONENT)
@@ -317,7 +317,7 @@ def step_cost(shape: ModelShape, hardware: Hardware, *, dtype: str, kv_dtype: st
         bandwidth_bytes_per_ms=hardware.bandwidth_gbps * hardware.gpus * 1e6,
         flops_per_ms=hardware.peak_tflops * hardware.gpus * 1e9,
         group_gpus=1 if shape.num_experts else hardware.gpus,
-        allreduce_ms_per_token=allreduce_ms_per_token(shape, hardware, expert_parallel),
+        allreduce_ms_per_token=allreduce_ms_per_token(shape, hardware, expert_parallel, attention_data_parallel),
         expert_bytes=weight_bytes(shape.routed_expert_params, dtype) * tensor_parallel_penalty,
         expert_pick=shape.experts_per_token / shape.num_experts if shape.num_experts else 0.0,
         window=shape.window,
@@ -367,24 +367,46 @@ PCIE_GPUS_PER_SOCKET = 4
 CROSS_SOCKET_GBPS = 16.0  # one direction
 
 
-def allreduce_ms_per_token(shape: ModelShape, hardware: Hardware, expert_parallel: int = 1) -> float:
-    """Two all-reduces a layer (after attention and after the MLP) of one token's hidden state; a ring sends
-    2 (p - 1) / p of it from each GPU, over one direction of the link at ``LINK_EFFICIENCY``, and no faster than the
-    CPUs' interconnect where PCIe cards span two sockets. With experts spread over ``expert_parallel`` GPUs, a MoE
-    layer's all-reduce becomes an all-to-all: each token's hidden state goes to the GPUs of its ``k`` experts and
-    comes back, (p - 1) / p of it off the GPU each way. Zero on one GPU."""
+def allreduce_ms_per_token(shape: ModelShape, hardware: Hardware, expert_parallel: int = 1,
+                           attention_data_parallel: int = 1) -> float:  # fmt: skip
+    """The interconnect time of one token's hidden state through every layer. Attention, and a dense layer's MLP,
+    all-reduce over their tensor-parallel group: the GPUs over the attention data-parallel ranks, none where each
+    rank holds whole attention. A MoE layer all-reduces over every GPU, or, with its experts spread over
+    ``expert_parallel`` GPUs, becomes an all-to-all: the token goes once to each other GPU that holds one of its
+    ``k`` experts (``expert_ranks_off_gpu``) and comes back. A ring all-reduce sends 2 (p - 1) / p of the state from
+    each GPU, over one direction of the link at ``LINK_EFFICIENCY``, and no faster than the CPUs' interconnect where
+    PCIe cards span two sockets. Zero on one GPU."""
     if hardware.gpus < 2 or hardware.interconnect_gbps <= 0:
         return 0.0
-    p = hardware.gpus
     hidden_bytes = shape.hidden_size * ACTIVATION_BYTES
-    moe_layers = shape.moe_layers if expert_parallel > 1 else 0
-    allreduces = 2 * shape.n_layers - moe_layers
-    sent_bytes = allreduces * hidden_bytes * 2 * (p - 1) / p
-    sent_bytes += moe_layers * 2 * shape.experts_per_token * hidden_bytes * (expert_parallel - 1) / expert_parallel
+    attention_gpus = max(hardware.gpus // max(attention_data_parallel, 1), 1)
+    dense_layers = shape.n_layers - shape.moe_layers
+    sent_bytes = (shape.n_layers + dense_layers) * hidden_bytes * _ring_share(attention_gpus)
+    if expert_parallel > 1:
+        sent_bytes += shape.moe_layers * 2 * hidden_bytes * expert_ranks_off_gpu(shape, expert_parallel)
+    else:
+        sent_bytes += shape.moe_layers * hidden_bytes * _ring_share(hardware.gpus)
     one_direction_gbps = hardware.interconnect_gbps / 2 * LINK_EFFICIENCY
     if hardware.interconnect_gbps <= PCIE_MAX_GBPS and hardware.gpus > PCIE_GPUS_PER_SOCKET:
         one_direction_gbps = min(one_direction_gbps, CROSS_SOCKET_GBPS)
     return sent_bytes / (one_direction_gbps * 1e6)
+
+
+def _ring_share(gpus: int) -> float:
+    """What a ring all-reduce sends from each of ``gpus`` GPUs, as a share of the reduced state."""
+    return 2 * (gpus - 1) / gpus
+
+
+def expert_ranks_off_gpu(shape: ModelShape, expert_parallel: int) -> float:
+    """The other GPUs a token's ``k`` routed experts sit on, expected under uniform top-k routing over experts spread
+    evenly on ``expert_parallel`` GPUs: all-to-all dispatch (DeepEP, pplx-kernels, the engines' own) sends a token
+    once to each GPU that holds any of its experts, not once per expert. DeepSeek-R1's 8 of 256 experts on 8 GPUs
+    reach 4.6 other GPUs (7 counted per expert); Kimi-K2's 8 of 384 on 4 GPUs, 2.7 (6)."""
+    if not shape.num_experts:
+        return 0.0
+    n, k, local = shape.num_experts, shape.experts_per_token, shape.num_experts / expert_parallel
+    missed = math.prod((n - local - i) / (n - i) for i in range(k))  # none of the k experts on a given GPU
+    return (expert_parallel - 1) * (1 - missed)
 
 
 def kv_capacity_tokens(shape: ModelShape, hardware: Hardware, *, dtype: str, kv_dtype: str | None = None,

@@ -308,7 +308,7 @@ def test_the_moe_priors_are_the_median_fit_of_the_moe_setups_that_identify_their
     stored = held_out_errors()["moe_coefficients"]
     assert stored["setups"] >= 50
     for name, prior in zip(FEATURES[FITTED], MOE_PRIOR[FITTED], strict=True):
-        assert prior == pytest.approx(stored[name], rel=0.15), name
+        assert prior == pytest.approx(stored[name], rel=0.05), name
 
 
 def test_a_moe_setup_measured_at_four_users_carries_to_256_without_a_per_sequence_cost_it_never_saw() -> None:
@@ -329,3 +329,41 @@ def test_a_moe_setup_measured_at_four_users_carries_to_256_without_a_per_sequenc
         for obs in table.observations:
             predicted = predict_concurrency(table.setup, calibration, obs.concurrency, obs.input_len, obs.output_len)
             assert predicted.mean_tpot_ms == pytest.approx(obs.mean_tpot_ms, rel=0.35), obs
+
+
+@pytest.mark.parametrize(("model", "expert_parallel"), [
+    ("deepseek-ai/DeepSeek-R1", 8), ("deepseek-ai/DeepSeek-R1", 4), ("openai/gpt-oss-120b", 2)])  # fmt: skip
+def test_an_all_to_all_sends_a_token_once_to_each_other_gpu_that_holds_its_experts(model: str,
+                                                                                 expert_parallel: int) -> None:
+    """The closed form against routing drawn at random: top-k of n experts, n / E on each GPU, the token on one."""
+    from infercost.performance.engine import expert_ranks_off_gpu
+
+    shape = setup_for(model, engine_hardware("B200", 8, "fp8"), "fp8", ENGINE_PRESETS["sglang"]).shape
+    rng = np.random.default_rng(0)
+    n, k = shape.num_experts, shape.experts_per_token
+    gpus_of_picks = [set(rng.choice(n, size=k, replace=False) // (n // expert_parallel)) for _ in range(20000)]
+    drawn = np.mean([len(gpus - {0}) for gpus in gpus_of_picks])  # the token sits on GPU 0
+    assert expert_ranks_off_gpu(shape, expert_parallel) == pytest.approx(drawn, rel=0.02)
+    assert expert_ranks_off_gpu(shape, expert_parallel) < k * (expert_parallel - 1) / expert_parallel
+
+
+def test_attention_data_parallel_all_reduces_no_attention() -> None:
+    """DeepSeek-R1 on 8 GPUs with EP8: under attention TP8 every layer's attention all-reduces over the 8 GPUs;
+    under attention DP8 each rank holds whole attention, and what crosses the link is the MoE all-to-all (and the
+    three dense layers' MLPs, whole on each rank too)."""
+    from infercost.performance.engine import (
+        ACTIVATION_BYTES,
+        LINK_EFFICIENCY,
+        allreduce_ms_per_token,
+        expert_ranks_off_gpu,
+    )
+
+    hardware = engine_hardware("B200", 8, "fp8")
+    shape = setup_for("deepseek-ai/DeepSeek-R1", hardware, "fp8", ENGINE_PRESETS["sglang"]).shape
+    tensor = allreduce_ms_per_token(shape, hardware, expert_parallel=8)
+    data = allreduce_ms_per_token(shape, hardware, expert_parallel=8, attention_data_parallel=8)
+    all_to_all_bytes = shape.moe_layers * 2 * shape.hidden_size * ACTIVATION_BYTES * expert_ranks_off_gpu(shape, 8)
+    bytes_per_ms = hardware.interconnect_gbps / 2 * LINK_EFFICIENCY * 1e6
+    assert data == pytest.approx(all_to_all_bytes / bytes_per_ms)
+    attention_and_dense_mlps = (shape.n_layers + shape.n_layers - shape.moe_layers) * shape.hidden_size
+    assert tensor - data == pytest.approx(attention_and_dense_mlps * ACTIVATION_BYTES * 2 * 7 / 8 / bytes_per_ms)
