@@ -107,9 +107,10 @@ def main(argv: list[str]) -> int:
             skipped["no silicon_concurrency in its provenance (batch_size alone is per rank)"] += 1
             continue
         version, _ = engine_version(row)
-        parallel = tuple((k, v) for k, v in layout(row, provenance).items() if k != "repaired")
-        key = (row["model_path"], row["system"], row["backend"], version, *dtype_of(row), parallel,
-               int(row["isl"]), int(row["osl"]))  # fmt: skip
+        parallel = layout(row, provenance)
+        row["layout_as_published"] = parallel.pop("repaired", "")  # what the row stated, where it was repaired
+        key = (row["model_path"], row["system"], row["backend"], version, *dtype_of(row),
+               tuple(parallel.items()), int(row["isl"]), int(row["osl"]))  # fmt: skip
         setups[key].append((row, provenance))
     for old in OUT.glob("aic-*.json"):
         old.unlink()
@@ -156,7 +157,7 @@ def table(key: tuple, members: list[tuple[dict, dict]], part: int) -> dict:
     row0, provenance0 = members[0]
     _, version_note = engine_version(row0)
     gpu, gpus = GPUS[system], parallel.pop("gpus")
-    repaired = sorted({layout(row, provenance).get("repaired", "") for row, provenance in members} - {""})
+    repaired = sorted({row["layout_as_published"] for row, _ in members} - {""})
     engine = f"{ENGINES[backend]} {version}" if version else ENGINES[backend]
     measured = sorted({p.get("measured", "")[:10] for _, p in members if p.get("measured")})
     points = []
@@ -167,8 +168,8 @@ def table(key: tuple, members: list[tuple[dict, dict]], part: int) -> dict:
         points.append({"concurrency": level, "request_throughput": float(f"{request_throughput:.8g}"),
                        "output_throughput": float(f"{request_throughput * osl:.8g}"), "mean_ttft_ms": ttft,
                        "mean_tpot_ms": tpot, "source_id": row["id"]})  # latencies as the sample has them  # fmt: skip
-        if said := layout(row, provenance).get("repaired"):
-            points[-1]["layout_as_published"] = said  # what AIConfigurator's own predictions of the row were given
+        if row["layout_as_published"]:  # what AIConfigurator's own predictions of the row were given
+            points[-1]["layout_as_published"] = row["layout_as_published"]
     per_rank = [f"{row['batch_size']} at {p['silicon_concurrency']}" for row, p in members
                 if row["batch_size"] and int(row["batch_size"]) != int(p["silicon_concurrency"])]  # fmt: skip
     layout_text = (f"TP{parallel['tensor_parallel']} PP{parallel['pipeline_parallel']} "
