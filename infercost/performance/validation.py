@@ -132,9 +132,10 @@ def _score(errors: Errors, transfers: Sequence[str], setup: Setup, calibration: 
                 errors.add(transfer, metric, getattr(predicted, metric), getattr(obs, metric), table.group)
 
 
-def fit_tables(tables: Sequence[Table]) -> Calibration:
-    """One setup's calibration on every point of the given tables (all of them of that setup)."""
-    return fit(tables[0].setup, [o for table in tables for o in table.observations])
+def fit_tables(tables: Sequence[Table], priors: NDArray | None = None) -> Calibration:
+    """One setup's calibration on every point of the given tables (all of them of that setup), towards its own
+    priors unless given."""
+    return fit(tables[0].setup, [o for table in tables for o in table.observations], priors=priors)
 
 
 def group_tables(tables: Iterable[Table]) -> dict[tuple[str, ...], list[Table]]:
@@ -206,8 +207,7 @@ def moe_coefficients(tables: Sequence[Table]) -> dict[str, float]:
         levels = sorted({o.concurrency for table in members for o in table.observations})
         if (members[0].setup.shape.num_experts and len(levels) >= IDENTIFYING_LEVELS
                 and levels[-1] >= IDENTIFYING_SPAN * levels[0]):
-            observations = [o for table in members for o in table.observations]
-            fitted.append(fit(members[0].setup, observations, priors=PRIOR).coefficients[FITTED])
+            fitted.append(fit_tables(members, priors=PRIOR).coefficients[FITTED])
     medians = np.median(np.array(fitted), axis=0) if fitted else []
     return {"setups": len(fitted), **{name: float(m) for name, m in zip(FEATURES[FITTED], medians, strict=False)}}
 
