@@ -83,6 +83,10 @@ class EngineConfig:
     max_batched_tokens: int = 8192  # tokens per step (vLLM max_num_batched_tokens, TensorRT-LLM max_num_tokens)
     chunked_prefill: bool = False  # split a prompt across steps to fill the budget
     mixed_steps: bool = True  # decode tokens ride along in a step that prefills; False: decodes wait for it
+    # Whether the engine always schedules that way (vLLM V1's chunked prefill, TensorRT-LLM's in-flight batching
+    # mix every step), or a deployment may run either and a fit of its points chooses (SGLang pauses decoding for
+    # prefill batches unless --enable-mixed-chunk; NIM's builds are not documented): ``calibrate._schedulers``.
+    mixed_steps_fixed: bool = False
     reserve_full_kv: bool = True  # admit only if prompt + output fit (TensorRT-LLM); else grow and preempt (vLLM)
     kv_capacity_tokens: float = math.inf  # tokens the KV cache holds across the batch
     prefix_caching: bool = False  # prompts that start with a cached prefix skip prefilling it (vLLM, SGLang)
@@ -144,19 +148,20 @@ ENGINE_PRESETS: dict[str, EngineConfig] = {
     # NIM's 65536 the held-out TensorRT-LLM tables (AIConfigurator's, trtllm-serve 0.17 to 1.3) came out worse:
     # leaving one shape out, dense throughput / TPOT median 11.5% / 15.9% -> 8.2% / 9.1%, MoE 9.1% / 10.9% ->
     # 8.4% / 9.3% (dense TTFT from one table went the other way, 32% -> 43%).
-    # Its TTFT grows with the prompt beyond the steps as vLLM's does (69 setups of several prompt lengths: 0.24,
-    # quartiles 0.02 and 0.40; NIM's 12: -0.01).
-    "tensorrt-llm": replace(NIM_ENGINE, max_batch=2048, max_batched_tokens=8192, ttft_prompt_slope=0.24),
+    # Its TTFT grows with the prompt beyond the steps as vLLM's does (69 setups of several prompt lengths: 0.27,
+    # quartiles 0.17 and 0.44; NIM's 12: -0.01).
+    "tensorrt-llm": replace(NIM_ENGINE, max_batch=2048, max_batched_tokens=8192, ttft_prompt_slope=0.27,
+                            mixed_steps_fixed=True),
     # vLLM V1's server: max_num_seqs 1024 and max_num_batched_tokens 8192 on a GPU of 70 GiB or more other than an
     # A100, 256 and 2048 on the others (EngineArgs.get_batch_defaults, vllm-project/vllm at 99d7eb5,
     # vllm/engine/arg_utils.py); chunked prefill on, KV blocks on demand. The cap was 256 here before: SGLang's and
     # vLLM's held-out sweeps run 512 users, which it queued into TTFTs of 20 s against 3 s measured. Its TTFT grows
-    # with prompt length as (length)^0.24 beyond the steps (74 setups of several prompt lengths: quartiles 0.11 and
-    # 0.35; dense 0.47, MoE 0.22; SGLang's is near 0): time outside the steps that grows with the prompt,
+    # with prompt length as (length)^0.25 beyond the steps (74 setups of several prompt lengths: quartiles 0.16 and
+    # 0.39; SGLang's is near 0): time outside the steps that grows with the prompt,
     # or prefill slower than the fit can tell from decoding (the cause is not measured separately).
     "vllm": EngineConfig(max_batch=1024, max_batched_tokens=8192, chunked_prefill=True, reserve_full_kv=False,
                          prefix_caching=True, small_gpu_batch=256, small_gpu_batched_tokens=2048,
-                         ttft_prompt_slope=0.24, window_cache=0.0),
+                         ttft_prompt_slope=0.25, window_cache=0.0, mixed_steps_fixed=True),
     # SGLang: chunked_prefill_size 8192 on GPUs under 160 GB (H100, H200), 16384 on larger ones (B200, MI300X), and
     # no running-request cap but the memory pool's (max_running_requests unset: at least 2048 request slots); in
     # sgl-project/sglang at 469c63e, python/sglang/srt/server_args.py and model_runner.py.

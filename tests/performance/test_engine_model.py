@@ -191,6 +191,21 @@ def test_moves_between_engine_releases_and_engines_are_scored_on_the_same_gpus_o
     assert "engine_version" not in sglang
 
 
+def test_only_an_engine_that_may_pause_decoding_for_prefill_gets_that_scheduling_from_a_fit(setup):
+    """Points made by prefill steps that pause decoding (users that stay in step): a fit for an engine that may
+    run that way (SGLang without --enable-mixed-chunk) chooses it; vLLM and TensorRT-LLM always mix, and a fit of
+    theirs keeps mixing, whatever the points would favour."""
+    pausing = replace(setup, engine=replace(setup.engine, mixed_steps=False))
+    truth = Calibration(THETA, 0)
+    points = [Observation(c, 2000, 200, p.request_throughput, p.mean_ttft_ms, p.mean_tpot_ms)
+              for c in (4, 16, 64) for p in [predict_concurrency(pausing, truth, c, 2000, 200)]]  # fmt: skip
+    optional = replace(setup, engine=replace(setup.engine, mixed_steps_fixed=False))
+    assert fit(optional, points).engine.mixed_steps is False
+    assert ENGINE_PRESETS["vllm"].mixed_steps_fixed and ENGINE_PRESETS["tensorrt-llm"].mixed_steps_fixed
+    fixed = replace(setup, engine=replace(setup.engine, mixed_steps=True, mixed_steps_fixed=True))
+    assert fit(fixed, points).engine.mixed_steps is True
+
+
 def test_a_calibration_under_another_engine_keeps_its_step_costs_only(setup):
     """Another engine schedules with its own preset and queues prompts its own way: the fitted scheduling and the
     TTFT correction stay with the engine they were measured on."""
