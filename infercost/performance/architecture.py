@@ -159,6 +159,11 @@ class Attention:
             return (self.kv_lora_rank or 0) + (self.qk_rope_head_dim or 0) + self.index_head_dim
         return 2 * self.num_kv_heads * self.head_dim
 
+    def kv_shards(self) -> int:
+        """Parts tensor parallelism can split a token's cache into: one per KV head, one for MLA's latent (shared
+        by every head, so every GPU of a tensor-parallel group keeps all of it)."""
+        return 1 if self.kind == "mla" else self.num_kv_heads
+
     def flops_per_context_token(self) -> int:
         """FLOPs one new token spends on each cached token in one layer: q.k and the weighted sum of v."""
         return 2 * self.num_heads * (self.head_dim + self.v_head_dim)

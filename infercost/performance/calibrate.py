@@ -55,14 +55,14 @@ PRIOR = np.array([0.3, 1 / 0.8, 1 / 0.5, 1 / 0.5, 0.01, 2.0, 1.0, 1.0])
 # (``validation.moe_coefficients``: 110 setups of four or more concurrency levels spanning 8x, each fitted towards
 # the dense priors; bench.held_out_accuracy stores the medians, a test holds these to them). A MoE step costs about
 # 5.8 ms beyond its roofline (routing, expert dispatch, the launches of many small GEMMs; quartiles about 4 and 7),
-# where a dense one costs 0.3, and reads its experts at 0.61 x their roofline time (the roofline's expected distinct
+# where a dense one costs 0.3, and reads its experts at 0.57 x their roofline time (the roofline's expected distinct
 # experts over-count what a step reads). With the dense priors a MoE setup measured at one concurrency put its
 # overhead on each sequence, and carried it to many users: DeepSeek-R1 on 8 B200s measured at 4 users, moved to 128
 # and 256 under attention DP, predicted TPOTs 4-6x the measured. Held-out MoE throughput p90 from other GPUs went
 # 85.7% -> 62.2% (TensorRT-LLM) and 53.7% -> 39.2% (vLLM), TPOT 63.8% -> 50.2% and 51.8% -> 36.5%; TTFT did not
 # move. A one-point setup is still ambiguous, the other way: one SGLang 0.5.6 table at 64 users now puts its overhead
 # on the step and over-predicts TPOT at 4 users 2x (SGLang MoE throughput between releases, p90 43.1% -> 52.3%).
-MOE_PRIOR = np.array([5.8, 0.61, 2.1, 2.2, 0.016, 50.0, 1.0, 1.0])
+MOE_PRIOR = np.array([5.85, 0.57, 2.0, 2.25, 0.0026, 44.0, 1.0, 1.0])
 # No engine reads the KV cache faster than the datasheet's bandwidth or computes faster than its peak: those two
 # coefficients (× roofline time) stay at 1 or more. Without the floor, a setup with one table (70B FP8 on two H100s)
 # put prefill at 11x peak compute and made up the TTFT in its correction, and every GPU it was carried to went wrong
@@ -138,7 +138,8 @@ class Setup:
         budget = step_budget_that_fits(self.shape, self.hardware, dtype=self.dtype,
                                        budget=engine.max_batched_tokens)  # fmt: skip
         capacity = kv_capacity_tokens(self.shape, self.hardware, dtype=self.dtype, kv_dtype=self.kv_dtype,
-                                      step_tokens=budget, window_cache=engine.window_cache)  # fmt: skip
+                                      step_tokens=budget, window_cache=engine.window_cache,
+                                      attention_data_parallel=self.attention_data_parallel)  # fmt: skip
         ranks = self.attention_data_parallel if engine.budget_per_rank else 1
         return replace(engine, max_batch=engine.max_batch * ranks, max_batched_tokens=budget * ranks,
                        kv_capacity_tokens=min(capacity, self.engine.kv_capacity_tokens),
@@ -305,7 +306,7 @@ def _ttft_correction(traces: Sequence[Trace], observations: Sequence[Observation
     cannot tell a request's fixed latency from its prefill, and most sweeps have one or two."""
     rows, target = [], []
     for trace, obs in zip(traces, observations, strict=True):
-        simulated = float(trace.ttft.mean(axis=0) @ coefficients)
+        simulated = float(trace.mean(trace.ttft) @ coefficients)
         if obs.mean_ttft_ms and simulated > 0:
             rows.append(_load_terms(obs.concurrency, obs.input_len))
             target.append(math.log(obs.mean_ttft_ms / simulated))
@@ -379,7 +380,7 @@ def _tail_noise(traces: Sequence[Trace], observations: Sequence[Observation], co
                 continue
             factor = _ttft_factor(correction, obs.concurrency, obs.input_len) if metric == "ttft" else 1.0
             values = getattr(trace, metric) @ coefficients * factor
-            simulated = float(np.percentile(values, 95) - values.mean())
+            simulated = trace.percentile(values, 95) - float(trace.mean(values))
             missing = max(p95_ms - mean_ms, 0.0) ** 2 - simulated**2
             shares.append(math.sqrt(max(missing, 0.0)) / mean_ms / _crowding(obs.concurrency))
         return statistics.median(shares) if shares else 0.0
@@ -421,8 +422,8 @@ def _summary(trace: Trace, calibration: Calibration, load: str, level: float, in
 
     def mean_p95(metric: str, noise: float, factor: float = 1.0) -> tuple[float, float]:
         values = getattr(trace, metric) @ theta * factor
-        mean = float(values.mean())
-        return mean, mean + math.hypot(float(np.percentile(values, 95)) - mean, noise * mean)
+        mean = float(trace.mean(values))
+        return mean, mean + math.hypot(trace.percentile(values, 95) - mean, noise * mean)
 
     closed = load == "concurrency"
     factor = _ttft_factor(calibration.ttft_correction, level, input_len) if closed else 1.0

@@ -50,6 +50,7 @@ class ModelShape:
     attention_flops_per_pair: int = 0
     window_attention_flops_per_pair: int = 0
     decode_attention_flops_per_pair: int = 0  # a decoding token's, where it differs (MLA decodes absorbed)
+    kv_shards: int = 0  # parts tensor parallelism can split a token's cache into (0: its KV heads; MLA's latent: 1)
     kept_params: int = 0  # parameters a quantized checkpoint keeps in 16 bits (its modules_to_not_convert)
     kept_matmul_params: int = 0  # of those, the ones every step reads
     vision_params: int = 0  # a multimodal checkpoint's vision tower: in memory, not read for text
@@ -92,6 +93,12 @@ class ModelShape:
         if self.kv_values_per_token or self.window_kv_values_per_token:
             return self.kv_values_per_token
         return 2 * self.n_layers * self.n_kv_heads * self.head_dim
+
+    @property
+    def kv_head_shards(self) -> int:
+        """Parts tensor parallelism can split a token's cache into: its KV heads, or one for MLA's latent, which
+        every head reads whole."""
+        return self.kv_shards or self.n_kv_heads
 
     @property
     def attention_flops(self) -> int:
@@ -237,6 +244,7 @@ def model_shape(arch: Architecture) -> ModelShape:
         attention_flops_per_pair=len(full) * attention.flops_per_context_token(),
         window_attention_flops_per_pair=len(windowed) * attention.flops_per_context_token(),
         decode_attention_flops_per_pair=len(full) * attention.decode_flops_per_context_token(),
+        kv_shards=attention.kv_shards(),
         kept_params=kept_params, kept_matmul_params=kept_params - sum(parts.get(p, 0) for p in kept & unread),
         vision_params=arch.vision_params,
     )  # fmt: skip

@@ -109,7 +109,35 @@ def test_attention_data_parallel_ranks_schedule_their_own_batches_where_the_engi
     factor = 8 if ranks_budgets else 1
     assert ranks.config.max_batched_tokens == factor * one.config.max_batched_tokens
     assert ranks.config.max_batch == factor * one.config.max_batch
-    assert ranks.config.kv_capacity_tokens == one.config.kv_capacity_tokens  # the memory is the same
+    # the memory is the same, but TP8 keeps MLA's latent on every GPU, each DP8 rank only its own sequences'
+    assert ranks.config.kv_capacity_tokens == pytest.approx(8 * one.config.kv_capacity_tokens)
+
+
+@pytest.mark.parametrize(("model", "gpus", "data_parallel", "copies"), [
+    ("deepseek-ai/DeepSeek-R1", 8, 1, 8),  # MLA's latent, one part: every GPU of TP8 keeps it
+    ("deepseek-ai/DeepSeek-R1", 8, 8, 1),  # attention DP8: each rank its own
+    ("deepseek-ai/DeepSeek-R1", 8, 2, 4),
+    ("Qwen/Qwen3-235B-A22B", 8, 1, 2),  # 4 KV heads over 8 GPUs
+    ("Qwen/Qwen3-235B-A22B", 4, 1, 1),
+    ("meta-llama/Llama-3.1-70B-Instruct", 8, 1, 1),  # 8 KV heads
+])
+def test_a_tensor_parallel_group_copies_the_cache_it_cannot_split_by_kv_head(model, gpus, data_parallel, copies):
+    """By hand: the copies divide the KV cache's capacity and multiply what a step reads of it."""
+    from dataclasses import replace
+
+    from infercost.performance.engine import kv_copies
+    from infercost.performance.roofline import dtype_bytes
+
+    setup = setup_for(model, engine_hardware("H200", gpus, "fp8"), "fp8", ENGINE_PRESETS["vllm"])
+    setup = replace(setup, attention_data_parallel=data_parallel)
+    assert kv_copies(setup.shape, gpus, data_parallel) == copies
+    rank_budget = setup.config.max_batched_tokens // data_parallel  # vLLM: each rank its own step budget
+    one_copy = kv_capacity_tokens(setup.shape, setup.hardware, dtype="fp8", kv_dtype=setup.kv_dtype,
+                                  step_tokens=rank_budget, window_cache=setup.engine.window_cache,
+                                  attention_data_parallel=gpus)  # one GPU a rank: nothing copied  # fmt: skip
+    assert setup.config.kv_capacity_tokens * copies == pytest.approx(one_copy)
+    per_token = setup.shape.full_kv_values * dtype_bytes(setup.kv_dtype or "fp8")
+    assert setup.cost.kv_bytes_per_token == pytest.approx(copies * per_token)
 
 
 def test_an_mla_decode_step_computes_over_the_latent_and_its_prefill_expanded() -> None:
