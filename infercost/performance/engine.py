@@ -166,7 +166,7 @@ ENGINE_PRESETS: dict[str, EngineConfig] = {
     # no running-request cap but the memory pool's (max_running_requests unset: at least 2048 request slots); in
     # sgl-project/sglang at 469c63e, python/sglang/srt/server_args.py and model_runner.py.
     "sglang": EngineConfig(max_batch=2048, max_batched_tokens=8192, chunked_prefill=True, reserve_full_kv=False,
-                           prefix_caching=True, large_gpu_batched_tokens=16384, ttft_prompt_slope=-0.02,
+                           prefix_caching=True, large_gpu_batched_tokens=16384, ttft_prompt_slope=0.01,
                            window_cache=0.8, budget_per_rank=False),
 }
 LARGE_GPU_GB = 160 * 1024 * 2**20 / 1e9  # SGLang's tier for a larger chunked prefill (gpu_mem >= 160 * 1024 MiB)
@@ -219,6 +219,10 @@ class StepCost:
     decode_attention_flops_per_token_pair: float = 0.0  # 0: as a prompt token's
     experts_per_gpu: float = 0.0  # routed experts of a layer each GPU holds under expert parallelism (0: sharded)
     expert_gpus: int = 1  # GPUs the routed experts are spread over (expert parallelism)
+    # Attention data-parallel ranks (1: none), and the FLOPs of a token's routed experts, the part of
+    # ``flops_per_token`` that the expert GPUs share whichever rank the token is on (``rank_prefill``)
+    attention_ranks: int = 1
+    expert_flops_per_token: float = 0.0
 
     def expert_weights_ms(self, tokens: float) -> float:
         """Roofline time of the routed experts a step of ``tokens`` tokens reads (uniform routing: an expert is
@@ -266,6 +270,30 @@ class StepCost:
                                                                                 self.window)  # fmt: skip
         return np.array([0.0, 0.0, kv_bytes / self.bandwidth_bytes_per_ms, flops / self.flops_per_ms, 0.0, 0.0,
                          self.allreduce_ms_per_token * tokens, 0.0])  # fmt: skip
+
+    def rank_prefill(self, chunks: list[tuple[int, int, int]]) -> NDArray:
+        """Extra features of a step's prompt chunks (rank, tokens, past tokens). Under attention data parallelism a
+        prompt's attention, dense layers and shared experts run on its own rank's GPUs, a ``1 / attention_ranks``
+        share of the replica's, and the ranks step together: the step waits for the busiest rank, so that work
+        costs ``attention_ranks`` times the busiest rank's (the features' units are the whole replica's). A wave of
+        prompts spread over every rank costs what one engine over all the GPUs would; one prompt alone, arriving
+        into a steady closed loop, ``attention_ranks`` times that, while the routed experts' FLOPs and the
+        interconnect traffic stay spread over the GPUs."""
+        features = np.zeros(len(FEATURES))
+        ranks: dict[int, NDArray] = {}
+        compute = FEATURES.index("compute_ms")
+        for rank, tokens, past in chunks:
+            chunk = self.prefill(tokens, past)
+            shared = self.expert_flops_per_token * tokens / self.flops_per_ms
+            chunk[compute] -= shared
+            features[compute] += shared
+            features[COMMUNICATION] += chunk[COMMUNICATION]
+            chunk[COMMUNICATION] = 0.0
+            ranks[rank] = ranks.get(rank, 0.0) + chunk
+        if ranks:
+            busiest = max(ranks.values(), key=lambda local: float(local.sum()))
+            features += busiest * self.attention_ranks
+        return features
 
     def step_experts(self, decodes: float, tokens: float) -> NDArray:
         """The expert reads a step of ``tokens`` tokens adds over those of its ``decodes`` decode tokens alone."""
@@ -331,6 +359,8 @@ def step_cost(shape: ModelShape, hardware: Hardware, *, dtype: str, kv_dtype: st
         decode_attention_flops_per_token_pair=shape.decode_attention_flops,
         experts_per_gpu=shape.num_experts / expert_parallel if expert_parallel > 1 else 0.0,
         expert_gpus=expert_parallel,
+        attention_ranks=max(attention_data_parallel, 1),
+        expert_flops_per_token=2 * (shape.active_matmul_params - shape.dense_matmul_params),
     )  # fmt: skip
 
 
@@ -376,20 +406,27 @@ def allreduce_ms_per_token(shape: ModelShape, hardware: Hardware, expert_paralle
                            attention_data_parallel: int = 1) -> float:  # fmt: skip
     """The interconnect time of one token's hidden state through every layer. Attention, and a dense layer's MLP,
     all-reduce over their tensor-parallel group: the GPUs over the attention data-parallel ranks, none where each
-    rank holds whole attention. A MoE layer all-reduces over every GPU, or, with its experts spread over
-    ``expert_parallel`` GPUs, becomes an all-to-all: the token goes once to each other GPU that holds one of its
-    ``k`` experts (``expert_ranks_off_gpu``) and comes back. A ring all-reduce sends 2 (p - 1) / p of the state from
-    each GPU, over one direction of the link at ``LINK_EFFICIENCY``, and no faster than the CPUs' interconnect where
-    PCIe cards span two sockets. Zero on one GPU."""
+    rank holds whole attention. A MoE layer all-reduces over every GPU, its experts sharded or spread over
+    ``expert_parallel`` GPUs alike, where every GPU holds every token (tensor-parallel attention: each GPU runs its
+    own experts on the tokens routed to them, SGLang's and vLLM's EP without DP attention); with attention data
+    parallel ranks holding tokens of their own it becomes an all-to-all: the token goes once to each other GPU that
+    holds one of its ``k`` experts (``expert_ranks_off_gpu``) and comes back. A ring all-reduce sends 2 (p - 1) / p
+    of the state from each GPU, over one direction of the link at ``LINK_EFFICIENCY``, and no faster than the CPUs'
+    interconnect where PCIe cards span two sockets. Zero on one GPU."""
     if hardware.gpus < 2 or hardware.interconnect_gbps <= 0:
         return 0.0
     hidden_bytes = shape.hidden_size * ACTIVATION_BYTES
     attention_gpus = max(hardware.gpus // max(attention_data_parallel, 1), 1)
     dense_layers = shape.n_layers - shape.moe_layers
     sent_bytes = (shape.n_layers + dense_layers) * hidden_bytes * _ring_share(attention_gpus)
-    if expert_parallel > 1:
+    if expert_parallel > 1 and attention_data_parallel > 1:
+        # Each rank dispatches its own tokens, all at once, so per token the link carries 1 / ranks of this. Divided
+        # so, TensorRT-LLM's attention-DP tables (most measured at one load, which cannot separate their costs) put
+        # their TTFT in the request's fixed latency and carried it to other layouts (MoE TTFT p90 from the nearest
+        # setup 135% -> 282%): the whole count stands in for attention-DP costs not modelled (TensorRT-LLM's
+        # balancing holds prompts back a few steps; every rank reads the dense weights whole).
         sent_bytes += shape.moe_layers * 2 * hidden_bytes * expert_ranks_off_gpu(shape, expert_parallel)
-    else:
+    else:  # every GPU holds every token: each computes its own experts' share and the outputs are all-reduced
         sent_bytes += shape.moe_layers * hidden_bytes * _ring_share(hardware.gpus)
     one_direction_gbps = hardware.interconnect_gbps / 2 * LINK_EFFICIENCY
     if hardware.interconnect_gbps <= PCIE_MAX_GBPS and hardware.gpus > PCIE_GPUS_PER_SOCKET:
@@ -466,6 +503,7 @@ class _Request:
     first_token: NDArray | None = None
     decode_start: int = 0  # the engine's decode-step count when this request's first token came
     window_tokens: int = 0  # its windowed layers' cache, where kept apart (``StepCost.window_tokens``)
+    rank: int = 0  # the attention data-parallel rank it is served on (round robin, as SGLang's controller does)
 
     @property
     def kv_reserved(self) -> int:
@@ -572,8 +610,7 @@ class _Engine:
         decodes = len(self.decoding) if self.config.mixed_steps else 0
         features = self.cost.decode(decodes, self.decode_context if decodes else 0)
         chunks = self._schedule_prefill(self.config.max_batched_tokens - decodes)
-        for request, chunk in chunks:
-            features = features + self.cost.prefill(chunk, request.prefilled)
+        features = features + self.cost.rank_prefill([(r.rank, chunk, r.prefilled) for r, chunk in chunks])
         features = features + self.cost.step_experts(decodes, decodes + sum(chunk for _, chunk in chunks))
         self.clock = self.clock + features
         if decodes:
@@ -726,6 +763,7 @@ def _drive(
     step joins at the next step boundary; its arrival stamp is the clock then, less the wait, in ``wait_ms``."""
     heapq.heapify(arrivals)
     rounds: dict[int, int] = {}
+    sent = 0
     window_tokens = held_window_tokens(engine.cost, engine.config, input_len + output_len)
     wait = np.eye(len(FEATURES))[WAIT]
     while arrivals or engine.busy():
@@ -739,7 +777,9 @@ def _drive(
             stamp = engine.clock + wait * (time_ms - now)
             engine.waiting.append(_Request(stamp, input_len, output_len, user, rounds[user],
                                            prefilled=engine.config.cached_tokens(input_len),
-                                           window_tokens=window_tokens))
+                                           window_tokens=window_tokens,
+                                           rank=sent % engine.cost.attention_ranks))
+            sent += 1
         limit = _steps_until(engine, coefficients, arrivals[0][0] - now) if arrivals else None
         for request in engine.advance(limit):
             follow = next_request(request, float(engine.clock @ coefficients)) if next_request else None

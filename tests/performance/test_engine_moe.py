@@ -1,5 +1,7 @@
 """The engine model on mixture-of-experts setups and on vLLM's and SGLang's schedulers (issue 22)."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -376,9 +378,10 @@ def test_an_all_to_all_sends_a_token_once_to_each_other_gpu_that_holds_its_exper
 
 
 def test_attention_data_parallel_all_reduces_no_attention() -> None:
-    """DeepSeek-R1 on 8 GPUs with EP8: under attention TP8 every layer's attention all-reduces over the 8 GPUs;
-    under attention DP8 each rank holds whole attention, and what crosses the link is the MoE all-to-all (and the
-    three dense layers' MLPs, whole on each rank too)."""
+    """DeepSeek-R1 on 8 GPUs with EP8: under attention TP8 every GPU holds every token, so every layer all-reduces
+    over the 8 GPUs, the MoE layers' outputs too (each GPU computed its experts' share); under attention DP8 each
+    rank holds whole attention and its own tokens, and what crosses the link is the MoE all-to-all (counted whole:
+    see ``allreduce_ms_per_token``), and the three dense layers' MLPs are whole on each rank too."""
     from infercost.performance.engine import (
         ACTIVATION_BYTES,
         LINK_EFFICIENCY,
@@ -393,5 +396,29 @@ def test_attention_data_parallel_all_reduces_no_attention() -> None:
     all_to_all_bytes = shape.moe_layers * 2 * shape.hidden_size * ACTIVATION_BYTES * expert_ranks_off_gpu(shape, 8)
     bytes_per_ms = hardware.interconnect_gbps / 2 * LINK_EFFICIENCY * 1e6
     assert data == pytest.approx(all_to_all_bytes / bytes_per_ms)
-    attention_and_dense_mlps = (shape.n_layers + shape.n_layers - shape.moe_layers) * shape.hidden_size
-    assert tensor - data == pytest.approx(attention_and_dense_mlps * ACTIVATION_BYTES * 2 * 7 / 8 / bytes_per_ms)
+    attention_and_mlps = (shape.n_layers + (shape.n_layers - shape.moe_layers) + shape.moe_layers) * shape.hidden_size
+    assert tensor == pytest.approx(attention_and_mlps * ACTIVATION_BYTES * 2 * 7 / 8 / bytes_per_ms)
+    assert tensor == pytest.approx(allreduce_ms_per_token(shape, hardware))  # as if the experts were sharded
+
+
+def test_under_attention_data_parallelism_a_prompt_alone_waits_for_its_own_rank() -> None:
+    """By hand: a step's prompt chunks run their attention, dense layers and shared experts on their own rank's
+    GPUs (an eighth of eight under DP8) and the ranks step together, so one prompt alone costs that part eight times
+    what the replica as a whole would take; eight prompts, one a rank, cost what they would on one engine. The
+    routed experts' FLOPs and the interconnect stay spread over the GPUs."""
+    hardware = engine_hardware("B200", 8, "fp8")
+    tensor = setup_for("deepseek-ai/DeepSeek-R1", hardware, "fp8", ENGINE_PRESETS["sglang"])
+    tensor = replace(tensor, expert_parallel=8)
+    data = replace(tensor, attention_data_parallel=8).cost
+    one = data.prefill(4096, 0)
+    experts = data.expert_flops_per_token * 4096 / data.flops_per_ms
+    compute = FEATURES.index("compute_ms")
+    local = one.copy()
+    local[compute] -= experts
+    local[FEATURES.index("communication_ms")] = 0.0
+    alone = data.rank_prefill([(3, 4096, 0)])
+    assert alone == pytest.approx(8 * local + (one - local))
+    spread = data.rank_prefill([(rank, 4096, 0) for rank in range(8)])
+    assert spread == pytest.approx(8 * one)  # eight prompts, as one engine over the GPUs would take them
+    assert tensor.cost.rank_prefill([(0, 4096, 0)]) == pytest.approx(tensor.cost.prefill(4096, 0))
+    assert 0 < experts < one[compute]
