@@ -341,9 +341,12 @@ def step_cost(shape: ModelShape, hardware: Hardware, *, dtype: str, kv_dtype: st
     over ``expert_parallel`` of its GPUs), the units in which coefficients are fitted."""
     tensor_parallel_penalty = hardware.gpus ** (1 - TENSOR_PARALLEL_WEIGHTS_EXPONENT)
     kv_bytes = dtype_bytes(kv_dtype or dtype) * kv_copies(shape, hardware.gpus, attention_data_parallel)
+    # Every attention data-parallel rank reads the dense weights (attention, shared experts, dense layers) whole,
+    # sharded only over its own tensor-parallel group: in the replica's units, its GPUs times that group's read.
+    attention_gpus = max(hardware.gpus // max(attention_data_parallel, 1), 1)
+    dense_read = hardware.gpus * attention_gpus ** -TENSOR_PARALLEL_WEIGHTS_EXPONENT
     return StepCost(
-        weights_bytes=weight_bytes(shape.dense_matmul_params, dtype, shape.kept_matmul_params)
-        * tensor_parallel_penalty,
+        weights_bytes=weight_bytes(shape.dense_matmul_params, dtype, shape.kept_matmul_params) * dense_read,
         kv_bytes_per_token=shape.full_kv_values * kv_bytes,
         flops_per_token=2 * shape.active_matmul_params,
         attention_flops_per_token_pair=shape.attention_flops,

@@ -401,6 +401,23 @@ def test_attention_data_parallel_all_reduces_no_attention() -> None:
     assert tensor == pytest.approx(allreduce_ms_per_token(shape, hardware))  # as if the experts were sharded
 
 
+def test_every_attention_data_parallel_rank_reads_the_dense_weights_whole() -> None:
+    """By hand: under attention DP8 each GPU reads all of DeepSeek-R1's dense weights every step (its own copy of
+    attention, shared experts and dense layers), one GPU's bandwidth for all of them; under TP8 the eight read a
+    shard each, with the tensor-parallel penalty (8 ** 0.58 of one GPU's share); DP2 x TP4 reads over four."""
+    from infercost.performance.engine import TENSOR_PARALLEL_WEIGHTS_EXPONENT as X
+    from infercost.performance.roofline import weight_bytes
+
+    tensor = setup_for("deepseek-ai/DeepSeek-R1", engine_hardware("B200", 8, "fp8"), "fp8", ENGINE_PRESETS["vllm"])
+    dense = weight_bytes(tensor.shape.dense_matmul_params, "fp8", tensor.shape.kept_matmul_params)
+    bandwidth = tensor.cost.bandwidth_bytes_per_ms  # all eight GPUs'
+    assert tensor.cost.weights_bytes / bandwidth == pytest.approx(dense * 8 ** (1 - X) / bandwidth)
+    data = replace(tensor, attention_data_parallel=8).cost
+    assert data.weights_bytes / bandwidth == pytest.approx(dense / (bandwidth / 8))  # one GPU reads it all
+    half = replace(tensor, attention_data_parallel=2).cost
+    assert half.weights_bytes / bandwidth == pytest.approx(dense * 4 ** (1 - X) / (bandwidth / 2))
+
+
 def test_under_attention_data_parallelism_a_prompt_alone_waits_for_its_own_rank() -> None:
     """By hand: a step's prompt chunks run their attention, dense layers and shared experts on their own rank's
     GPUs (an eighth of eight under DP8) and the ranks step together, so one prompt alone costs that part eight times
