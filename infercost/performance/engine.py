@@ -343,8 +343,8 @@ def step_cost(shape: ModelShape, hardware: Hardware, *, dtype: str, kv_dtype: st
     kv_bytes = dtype_bytes(kv_dtype or dtype) * kv_copies(shape, hardware.gpus, attention_data_parallel)
     # Every attention data-parallel rank reads the dense weights (attention, shared experts, dense layers) whole,
     # sharded only over its own tensor-parallel group: in the replica's units, its GPUs times that group's read.
-    attention_gpus = max(hardware.gpus // max(attention_data_parallel, 1), 1)
-    dense_read = hardware.gpus * attention_gpus ** -TENSOR_PARALLEL_WEIGHTS_EXPONENT
+    rank_gpus = attention_group(hardware.gpus, attention_data_parallel)
+    dense_read = hardware.gpus * rank_gpus**-TENSOR_PARALLEL_WEIGHTS_EXPONENT
     return StepCost(
         weights_bytes=weight_bytes(shape.dense_matmul_params, dtype, shape.kept_matmul_params) * dense_read,
         kv_bytes_per_token=shape.full_kv_values * kv_bytes,
@@ -419,15 +419,15 @@ def allreduce_ms_per_token(shape: ModelShape, hardware: Hardware, expert_paralle
     if hardware.gpus < 2 or hardware.interconnect_gbps <= 0:
         return 0.0
     hidden_bytes = shape.hidden_size * ACTIVATION_BYTES
-    attention_gpus = max(hardware.gpus // max(attention_data_parallel, 1), 1)
     dense_layers = shape.n_layers - shape.moe_layers
-    sent_bytes = (shape.n_layers + dense_layers) * hidden_bytes * _ring_share(attention_gpus)
+    attention_ring = _ring_share(attention_group(hardware.gpus, attention_data_parallel))
+    sent_bytes = (shape.n_layers + dense_layers) * hidden_bytes * attention_ring
     if expert_parallel > 1 and attention_data_parallel > 1:
         # Each rank dispatches its own tokens, all at once, so per token the link carries 1 / ranks of this. Divided
         # so, TensorRT-LLM's attention-DP tables (most measured at one load, which cannot separate their costs) put
         # their TTFT in the request's fixed latency and carried it to other layouts (MoE TTFT p90 from the nearest
         # setup 135% -> 282%): the whole count stands in for attention-DP costs not modelled (TensorRT-LLM's
-        # balancing holds prompts back a few steps; every rank reads the dense weights whole).
+        # balancing holds prompts back a few steps).
         sent_bytes += shape.moe_layers * 2 * hidden_bytes * expert_ranks_off_gpu(shape, expert_parallel)
     else:  # every GPU holds every token: each computes its own experts' share and the outputs are all-reduced
         sent_bytes += shape.moe_layers * hidden_bytes * _ring_share(hardware.gpus)
@@ -471,8 +471,13 @@ def kv_copies(shape: ModelShape, gpus: int, attention_data_parallel: int = 1) ->
     over its attention data-parallel ranks) splits a token's cache by KV head and copies what it cannot split: MLA's
     latent is one part, kept whole by every GPU of the group (DeepSeek-R1 on eight GPUs: 8 copies under TP8, 1 with
     attention DP8, why the engines recommend DP attention for MLA models); Qwen3-235B's 4 KV heads over 8 GPUs, 2."""
-    group = max(gpus // max(attention_data_parallel, 1), 1)
+    group = attention_group(gpus, attention_data_parallel)
     return max(group // min(group, shape.kv_head_shards), 1)
+
+
+def attention_group(gpus: int, attention_data_parallel: int = 1) -> int:
+    """The GPUs of one attention data-parallel rank: the tensor-parallel group its attention is sharded over."""
+    return max(gpus // max(attention_data_parallel, 1), 1)
 
 
 def held_window_tokens(cost: StepCost, config: EngineConfig, length: int) -> int:
