@@ -60,8 +60,9 @@ def main(argv: list[str] | None = None) -> int:
         reason = unpredictable_reason(profile)
         if reason:
             refused[reason] += 1
+    held_out = validation_tables(profiles)
     slices = defaultdict(list)
-    for table in validation_tables(profiles):
+    for table in held_out:
         kind = table.setup.shape.kind
         slices[kind, table.group[1].split()[0]].append(table)
     summary = {"tables": len(profiles), "predicted": len(profiles) - sum(refused.values()),
@@ -78,10 +79,10 @@ def main(argv: list[str] | None = None) -> int:
             engine_transfer(every_engine, lambda engine, kind=kind: errors.setdefault((kind, engine), Errors()))
     for (kind, engine), slice_errors in sorted(errors.items()):
         summary["slices"][f"{kind}/{engine}"] = slice_errors.summary()
-    summary["prompt_slopes"] = prompt_slopes([*validation_tables(profiles), *validation_tables()])
+    summary["prompt_slopes"] = prompt_slopes([*held_out, *validation_tables()])
     print(f"  TTFT prompt-length slope per engine (EngineConfig.ttft_prompt_slope): {summary['prompt_slopes']}",
           file=sys.stderr)  # fmt: skip
-    summary["moe_coefficients"] = moe_coefficients(validation_tables(profiles))
+    summary["moe_coefficients"] = moe_coefficients(held_out)
     print(f"  MoE setups' median coefficients (calibrate.MOE_PRIOR): {summary['moe_coefficients']}", file=sys.stderr)
     if args.write:
         HELD_OUT_ERROR_PATH.write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")

@@ -43,6 +43,7 @@ FEATURES = ("step_overhead_ms", "weights_ms", "kv_cache_ms", "compute_ms", "sequ
 # detokenizing and sending the first chunk): one unit in every TTFT and end-to-end latency, fitted like a step cost.
 REQUEST = FEATURES.index("request_ms")
 WEIGHTS = FEATURES.index("weights_ms")
+COMPUTE = FEATURES.index("compute_ms")
 # Time that is not fitted (coefficient 1): tensor-parallel all-reduces at the interconnect's datasheet rate, which
 # the points of one setup cannot tell from compute, and time outside the engine's steps (client delay, idle engine).
 COMMUNICATION = FEATURES.index("communication_ms")
@@ -280,13 +281,16 @@ class StepCost:
         into a steady closed loop, ``attention_ranks`` times that, while the routed experts' FLOPs and the
         interconnect traffic stay spread over the GPUs."""
         features = np.zeros(len(FEATURES))
+        if self.attention_ranks == 1:  # one rank: nothing to wait for (the hot path of most simulations)
+            for _, tokens, past in chunks:
+                features += self.prefill(tokens, past)
+            return features
         ranks: dict[int, NDArray] = {}
-        compute = FEATURES.index("compute_ms")
         for rank, tokens, past in chunks:
             chunk = self.prefill(tokens, past)
             shared = self.expert_flops_per_token * tokens / self.flops_per_ms
-            chunk[compute] -= shared
-            features[compute] += shared
+            chunk[COMPUTE] -= shared
+            features[COMPUTE] += shared
             features[COMMUNICATION] += chunk[COMMUNICATION]
             chunk[COMMUNICATION] = 0.0
             ranks[rank] = ranks.get(rank, 0.0) + chunk
