@@ -30,6 +30,7 @@ from numpy.typing import NDArray
 
 from infercost.performance.engine import (
     COMMUNICATION,
+    COMPUTE,
     FEATURES,
     TENSOR_PARALLEL_WEIGHTS_EXPONENT,
     WAIT,
@@ -55,14 +56,14 @@ PRIOR = np.array([0.3, 1 / 0.8, 1 / 0.5, 1 / 0.5, 0.01, 2.0, 1.0, 1.0])
 # (``validation.moe_coefficients``: 110 setups of four or more concurrency levels spanning 8x, each fitted towards
 # the dense priors; bench.held_out_accuracy stores the medians, a test holds these to them). A MoE step costs about
 # 5.8 ms beyond its roofline (routing, expert dispatch, the launches of many small GEMMs; quartiles about 4 and 7),
-# where a dense one costs 0.3, and reads its experts at 0.58 x their roofline time (the roofline's expected distinct
+# where a dense one costs 0.3, and reads its experts at 0.54 x their roofline time (the roofline's expected distinct
 # experts over-count what a step reads). With the dense priors a MoE setup measured at one concurrency put its
 # overhead on each sequence, and carried it to many users: DeepSeek-R1 on 8 B200s measured at 4 users, moved to 128
 # and 256 under attention DP, predicted TPOTs 4-6x the measured. Held-out MoE throughput p90 from other GPUs went
 # 85.7% -> 62.2% (TensorRT-LLM) and 53.7% -> 39.2% (vLLM), TPOT 63.8% -> 50.2% and 51.8% -> 36.5%; TTFT did not
 # move. A one-point setup is still ambiguous, the other way: one SGLang 0.5.6 table at 64 users now puts its overhead
 # on the step and over-predicts TPOT at 4 users 2x (SGLang MoE throughput between releases, p90 43.1% -> 52.3%).
-MOE_PRIOR = np.array([5.82, 0.58, 2.0, 2.27, 0.0022, 77.0, 1.0, 1.0])
+MOE_PRIOR = np.array([5.84, 0.54, 1.87, 3.97, 0.0, 18.75, 1.0, 1.0])
 # No engine reads the KV cache faster than the datasheet's bandwidth or computes faster than its peak: those two
 # coefficients (× roofline time) stay at 1 or more. Without the floor, a setup with one table (70B FP8 on two H100s)
 # put prefill at 11x peak compute and made up the TTFT in its correction, and every GPU it was carried to went wrong
@@ -103,7 +104,18 @@ TTFT_RAISE_SHARE = 0.5
 # shape transfer, median |error| of throughput / TPOT: SGLang 25.6% / 26.9% -> 12.1% / 11.3%, TensorRT-LLM 16.7% /
 # 18.8% -> 7.9% / 10.0%, vLLM 20.7% / 21.4% -> 7.8% / 7.6% (bench.held_out_accuracy). On the dense calibration set the
 # same change made the GPU transfer worse (throughput median 7.4% -> 10.3%), so dense setups keep their priors.
-ADDITIVE = [FEATURES.index(name) for name in ("step_overhead_ms", "sequence_ms", "request_ms")]
+# A MoE prefill's FLOPs are just as unmeasured: DeepSeek-V3 NVFP4 on 4x B300 under SGLang 0.5.10 prefills about
+# 5,500 tokens/s at 1,024- and 8,192-token prompts alike (TTFT 183 and 1,389 ms at 4 users), some 150x its FP4
+# roofline. With the compute coefficient held near its prior in relative terms, a one-prompt fit put that time into
+# a fixed per-request latency (1.6 s a request fitted at 8,192 tokens, carried whole to 1,024). So its prior weighs
+# in measured units too, those of the TTFTs (prefill is where FLOPs show; over every figure, a decode-heavy setup's
+# compute was left free to absorb decoding costs, and gpt-oss-120b on 8 B200s fitted 8-20x its roofline). Held-out
+# MoE shape transfer (with the engines' prompt slopes and these priors re-measured): SGLang throughput p90 40.9% ->
+# 35.0%, TPOT p90 38.0% -> 31.4%, mean TTFT p90 82.4% -> 77.2%; vLLM mean TTFT p90 56.4% -> 48.4%. What it costs:
+# TTFT carried to other GPUs of the same model (the slowness a fit now calls compute is divided by the new GPUs'
+# peak, and gpt-oss-120b's prefill under TensorRT-LLM does not speed up from 1 to 8 GPUs), median 34.9% -> 42.5% on
+# TensorRT-LLM, 21.3% -> 23.2% on vLLM.
+MEASURED_UNITS = [FEATURES.index(name) for name in ("step_overhead_ms", "sequence_ms", "request_ms")]
 
 
 @dataclass(frozen=True)
@@ -251,15 +263,15 @@ def _closed_loop(setup: Setup, coefficients: NDArray, concurrency: int, input_le
                                 output_len=output_len, client_delay_ms=CLIENT_DELAY_MS)  # fmt: skip
 
 
-def _rows(trace: Trace, obs: Observation) -> list[tuple[NDArray, float, float]]:
-    """(features, measured value, weight) triples, each to be matched in relative terms."""
+def _rows(trace: Trace, obs: Observation) -> list[tuple[str, NDArray, float, float]]:
+    """(figure, features, measured value, weight), each to be matched in relative terms."""
     mean = trace.mean_features()
     cycle = mean["e2el"] + np.eye(len(FEATURES))[WAIT] * CLIENT_DELAY_MS  # a user's request, then its delay
-    rows = [(cycle, 1000.0 * obs.concurrency / obs.request_throughput, 1.0)]
+    rows = [("cycle", cycle, 1000.0 * obs.concurrency / obs.request_throughput, 1.0)]
     if obs.mean_ttft_ms:
-        rows.append((mean["ttft"], obs.mean_ttft_ms, TTFT_WEIGHT))
+        rows.append(("ttft", mean["ttft"], obs.mean_ttft_ms, TTFT_WEIGHT))
     if obs.mean_tpot_ms and obs.output_len > 1:
-        rows.append((mean["tpot"], obs.mean_tpot_ms, 1.0))
+        rows.append(("tpot", mean["tpot"], obs.mean_tpot_ms, 1.0))
     return rows
 
 
@@ -340,22 +352,25 @@ def _schedulers(setup: Setup) -> list[Setup]:
 def _solve(traces: Sequence[Trace], observations: Sequence[Observation], priors: NDArray, floor: NDArray,
            measured_units: bool = False) -> tuple[NDArray, float]:  # fmt: skip
     """Non-negative least squares on relative errors, with the priors as weak extra rows: each relative to its own
-    value, or (``measured_units``, the additive times of a MoE setup: see ``ADDITIVE``) to the median effect a unit
-    of the coefficient has on the measured figures."""
+    value, or (``measured_units``, a MoE setup's additive times and compute: see ``MEASURED_UNITS``) to the median
+    effect a unit of the coefficient has on the measured figures (on the TTFTs, for compute)."""
     from scipy.optimize import lsq_linear  # 1.2 s to import: only a fit pays it, not every page that prices a bill
 
-    design, target = [], []
+    design, target, ttft_rows = [], [], []
     for trace, obs in zip(traces, observations, strict=True):
-        for features, measured, weight in _rows(trace, obs):
+        for figure, features, measured, weight in _rows(trace, obs):
             design.append(weight * features[FITTED] / measured)
             target.append(weight * (1.0 - (features[COMMUNICATION] + features[WAIT]) / measured))  # time: coef. 1
+            ttft_rows.append(figure == "ttft")
     prior = priors[FITTED]
     weight = PRIOR_WEIGHT * math.sqrt(len(design))
     measured = len(design)
-    scale = 1.0 / prior
+    scale = 1.0 / np.maximum(prior, 1e-12)  # a MoE prior may be 0 (no cost per sequence): scaled below
     if measured_units:
         effect = np.median(np.abs(np.array(design)), axis=0)
-        scale[ADDITIVE] = np.maximum(effect[ADDITIVE], 1e-12)
+        scale[MEASURED_UNITS] = np.maximum(effect[MEASURED_UNITS], 1e-12)
+        if any(ttft_rows):  # compute, in the units of the TTFTs (see ``MEASURED_UNITS``)
+            scale[COMPUTE] = max(np.median(np.abs(np.array(design)[ttft_rows, COMPUTE])) / TTFT_WEIGHT, 1e-12)
     design.extend(weight * np.diag(scale))
     target.extend(weight * scale * prior)
     design_matrix, target_vector = np.array(design), np.array(target)
