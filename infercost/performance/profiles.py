@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from infercost.errors import InputError
 from infercost.performance.calibrate import Observation, Setup
@@ -26,6 +26,9 @@ from infercost.performance.roofline import DTYPE_ALIASES, DTYPE_BYTES, ModelShap
 from infercost.performance.roofline import model_shape as shape_of
 from infercost.performance.validation import OfflineTable, Table, dtype_width
 from infercost.runner.metrics import counted_per_request
+
+if TYPE_CHECKING:
+    from infercost.pricing.schema import GpuSpec
 
 BUNDLED_KINDS = ("measured", "published")
 POINT_FIELDS = ("concurrency", "request_throughput", "output_throughput", "total_token_throughput")
@@ -267,7 +270,14 @@ def engine_hardware(gpu: str, gpus: int, dtype: str) -> EngineHardware:
     fp4 = spec.fp4_dense_tflops  # None before Blackwell: 4-bit weights are widened to 16 bits, at its peak
     peak = {"fp8": spec.fp8_dense_tflops, "fp4": fp4, "mxfp4": fp4, "nvfp4": fp4}.get(dtype.lower())
     return EngineHardware(spec.gpu, spec.memory_bandwidth_gbps, peak or spec.bf16_dense_tflops,
-                          spec.memory_gb, gpus, spec.interconnect_gbps or 0.0)  # fmt: skip
+                          spec.memory_gb, gpus, spec.interconnect_gbps or 0.0, gpu_generation(spec))  # fmt: skip
+
+
+def gpu_generation(spec: GpuSpec) -> str:
+    """The generation ``engine.Hardware.generation`` names, told by the tensor cores' formats on the datasheet."""
+    if spec.vendor == "AMD":
+        return "amd"
+    return "blackwell" if spec.fp4_dense_tflops else "hopper" if spec.fp8_dense_tflops else "ampere"
 
 
 def published_dtype(profile: ThroughputProfile) -> str:

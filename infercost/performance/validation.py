@@ -41,7 +41,7 @@ from infercost.performance.calibrate import (
     predict_concurrency,
     predict_offline,
 )
-from infercost.performance.engine import FEATURES, NIM_ENGINE, engine_preset
+from infercost.performance.engine import COMPUTE, FEATURES, NIM_ENGINE, engine_preset
 
 METRICS = ("request_throughput", "mean_ttft_ms", "p95_ttft_ms", "mean_tpot_ms", "p95_tpot_ms")
 TRANSFERS = ("shape", "one_shape", "gpu")
@@ -202,14 +202,18 @@ def moe_coefficients(tables: Sequence[Table]) -> dict[str, float]:
     (``calibrate.MOE_PRIOR``). Each is fitted towards the dense priors, not towards these: a prior pulls even a
     rich fit a little, and fitted towards their own medians the weakly identified ones crept on from run to run
     (compute 2.2, 2.4, 2.6, 2.9, 3.1 x its roofline)."""
-    fitted = []
+    fitted, compute_by_generation = [], defaultdict(list)
     for members in group_tables(tables).values():
         levels = sorted({o.concurrency for table in members for o in table.observations})
         if (members[0].setup.shape.num_experts and len(levels) >= IDENTIFYING_LEVELS
                 and levels[-1] >= IDENTIFYING_SPAN * levels[0]):
             fitted.append(fit_tables(members, priors=PRIOR).coefficients[FITTED])
+            compute_by_generation[members[0].setup.hardware.generation].append(fitted[-1][COMPUTE])
     medians = np.median(np.array(fitted), axis=0) if fitted else []
-    return {"setups": len(fitted), **{name: float(m) for name, m in zip(FEATURES[FITTED], medians, strict=False)}}
+    by_generation = {f"compute_ms_{generation or 'unknown'}": float(np.median(values))
+                     for generation, values in sorted(compute_by_generation.items())}  # fmt: skip
+    return {"setups": len(fitted), **{name: float(m) for name, m in zip(FEATURES[FITTED], medians, strict=False)},
+            **by_generation}  # the last: ``engine.MOE_COMPUTE_SHARE`` applied, alike where it is right
 
 
 def engine_transfer(tables: Sequence[Table], errors_for: Callable[[str], Errors]) -> None:
