@@ -114,7 +114,8 @@ TTFT_RAISE_SHARE = 0.5
 # 35.0%, TPOT p90 38.0% -> 31.4%, mean TTFT p90 82.4% -> 77.2%; vLLM mean TTFT p90 56.4% -> 48.4%. What it costs:
 # TTFT carried to other GPUs of the same model (the slowness a fit now calls compute is divided by the new GPUs'
 # peak, and gpt-oss-120b's prefill under TensorRT-LLM does not speed up from 1 to 8 GPUs), median 34.9% -> 42.5% on
-# TensorRT-LLM, 21.3% -> 23.2% on vLLM.
+# TensorRT-LLM, 21.3% -> 23.2% on vLLM; Blackwell's MoE share of the peak (``engine.MOE_COMPUTE_SHARE``) took back
+# part of it (39.7% and 22.4%).
 MEASURED_UNITS = [FEATURES.index(name) for name in ("step_overhead_ms", "sequence_ms", "request_ms")]
 
 
