@@ -368,10 +368,10 @@ def _solve(traces: Sequence[Trace], observations: Sequence[Observation], priors:
     measured = len(design)
     scale = 1.0 / np.maximum(prior, 1e-12)  # a MoE prior may be 0 (no cost per sequence): scaled below
     if measured_units:
-        effect = np.median(np.abs(np.array(design)), axis=0)
-        scale[MEASURED_UNITS] = np.maximum(effect[MEASURED_UNITS], 1e-12)
+        effects = np.abs(np.array(design))
+        scale[MEASURED_UNITS] = np.maximum(np.median(effects, axis=0)[MEASURED_UNITS], 1e-12)
         if any(ttft_rows):  # compute, in the units of the TTFTs (see ``MEASURED_UNITS``)
-            scale[COMPUTE] = max(np.median(np.abs(np.array(design)[ttft_rows, COMPUTE])) / TTFT_WEIGHT, 1e-12)
+            scale[COMPUTE] = max(np.median(effects[ttft_rows, COMPUTE]) / TTFT_WEIGHT, 1e-12)
     design.extend(weight * np.diag(scale))
     target.extend(weight * scale * prior)
     design_matrix, target_vector = np.array(design), np.array(target)
