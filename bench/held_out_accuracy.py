@@ -31,6 +31,7 @@ from infercost.performance.validation import (
     ENGINE_TRANSFERS,
     HELD_OUT_TRANSFERS,
     Errors,
+    dense_weight_reads,
     engine_transfer,
     moe_coefficients,
     prompt_slopes,
@@ -84,6 +85,9 @@ def main(argv: list[str] | None = None) -> int:
           file=sys.stderr)  # fmt: skip
     summary["moe_coefficients"] = moe_coefficients(held_out)
     print(f"  MoE setups' median coefficients (calibrate.MOE_PRIOR): {summary['moe_coefficients']}", file=sys.stderr)
+    summary["dense_weight_reads"] = dense_weight_reads(held_out)
+    print(f"  dense FP8 weight reads per generation (engine.DENSE_WEIGHT_READ_SHARE): "
+          f"{summary['dense_weight_reads']}", file=sys.stderr)
     if args.write:
         HELD_OUT_ERROR_PATH.write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
     if args.write_docs:

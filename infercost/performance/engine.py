@@ -75,7 +75,8 @@ class Hardware:
     gpus: int = 1
     interconnect_gbps: float = 0.0  # GB/s between the GPUs, both directions (0: unknown, no all-reduce cost)
     # "blackwell" (NVIDIA with FP4 tensor cores), "hopper" (FP8 ones: Hopper and Ada), "ampere" (neither), "amd";
-    # "" where not known. A MoE model computes at a share of the peak that depends on it (``MOE_COMPUTE_SHARE``).
+    # "" where not known. A MoE model computes at a share of the peak that depends on it (``MOE_COMPUTE_SHARE``), a
+    # dense model reads its weights at a share of the bandwidth (``DENSE_WEIGHT_READ_SHARE``).
     generation: str = ""
 
 
@@ -90,6 +91,17 @@ class Hardware:
 # 42.5% / 125.5% -> 39.7% / 109.2%, vLLM 23.2% -> 22.3%; from the nearest setup, SGLang p90 100% -> 82.9%. The
 # harness stores the fitted medians per generation with the share applied, and a test holds them together.
 MOE_COMPUTE_SHARE = {"blackwell": 1 / 2.17}
+# The share of its datasheet bandwidth a dense model's weight reads reach on a generation, relative to Hopper's. The
+# dense FP8 setups whose points identify it (``validation.dense_weight_reads``) fitted their weight reads at 1.32x
+# the roofline on Blackwell (8 setups: Llama-3.1-70B on B200s under vLLM and TensorRT-LLM) and 1.03x on Hopper (20),
+# where MoE setups read alike on both (0.46x and 0.45x at FP8): not the memory, then, but the dense decode GEMMs of
+# these engines, which reach less of Blackwell's 8 TB/s than of Hopper's 4.8. Measured at FP8, the format both run
+# natively; NVFP4 weights, Blackwell's alone, fit at 2.08x. Held-out dense throughput / TPOT carried to other GPUs:
+# vLLM median 17.5% / 17.7% -> 12.7% / 13.0% (p90 42.0% / 41.1% -> 30.5% / 29.3%), TensorRT-LLM 14.8% / 15.7% ->
+# 13.3% / 14.0%; MoE setups given a share of 1 / 1.35 fared worse (TensorRT-LLM throughput p90 from other GPUs
+# 48% -> 65%).
+DENSE_WEIGHT_READ_SHARE = {"blackwell": 1 / 1.28}
+
 
 @dataclass(frozen=True)
 class EngineConfig:
@@ -366,8 +378,10 @@ def step_cost(shape: ModelShape, hardware: Hardware, *, dtype: str, kv_dtype: st
     rank_gpus = attention_group(hardware.gpus, attention_data_parallel)
     dense_read = hardware.gpus * rank_gpus**-TENSOR_PARALLEL_WEIGHTS_EXPONENT
     moe_share = MOE_COMPUTE_SHARE.get(hardware.generation, 1.0)
+    dense_read_share = 1.0 if shape.num_experts else DENSE_WEIGHT_READ_SHARE.get(hardware.generation, 1.0)
     return StepCost(
-        weights_bytes=weight_bytes(shape.dense_matmul_params, dtype, shape.kept_matmul_params) * dense_read,
+        weights_bytes=weight_bytes(shape.dense_matmul_params, dtype, shape.kept_matmul_params) * dense_read
+        / dense_read_share,
         kv_bytes_per_token=shape.full_kv_values * kv_bytes,
         flops_per_token=2 * shape.active_matmul_params,
         attention_flops_per_token_pair=shape.attention_flops,

@@ -41,7 +41,7 @@ from infercost.performance.calibrate import (
     predict_concurrency,
     predict_offline,
 )
-from infercost.performance.engine import COMPUTE, FEATURES, NIM_ENGINE, engine_preset
+from infercost.performance.engine import COMPUTE, FEATURES, NIM_ENGINE, WEIGHTS, engine_preset
 
 METRICS = ("request_throughput", "mean_ttft_ms", "p95_ttft_ms", "mean_tpot_ms", "p95_tpot_ms")
 TRANSFERS = ("shape", "one_shape", "gpu")
@@ -196,24 +196,46 @@ IDENTIFYING_LEVELS = 4
 IDENTIFYING_SPAN = 8
 
 
-def moe_coefficients(tables: Sequence[Table]) -> dict[str, float]:
-    """The median fitted coefficients of the MoE setups whose points identify them (``IDENTIFYING_LEVELS`` levels
-    spanning ``IDENTIFYING_SPAN`` times or more): the priors a MoE setup with fewer points is fitted towards
-    (``calibrate.MOE_PRIOR``). Each is fitted towards the dense priors, not towards these: a prior pulls even a
-    rich fit a little, and fitted towards their own medians the weakly identified ones crept on from run to run
-    (compute 2.2, 2.4, 2.6, 2.9, 3.1 x its roofline)."""
-    fitted, compute_by_generation = [], defaultdict(list)
+def identifying_fits(tables: Sequence[Table], moe: bool) -> list[tuple[Setup, NDArray]]:
+    """Each MoE (or dense) setup whose points identify its coefficients (``IDENTIFYING_LEVELS`` levels spanning
+    ``IDENTIFYING_SPAN`` times or more), with its fitted coefficients. Each is fitted towards the dense priors, not
+    towards the MoE medians these give: a prior pulls even a rich fit a little, and fitted towards their own medians
+    the weakly identified ones crept on from run to run (compute 2.2, 2.4, 2.6, 2.9, 3.1 x its roofline)."""
+    fits = []
     for members in group_tables(tables).values():
         levels = sorted({o.concurrency for table in members for o in table.observations})
-        if (members[0].setup.shape.num_experts and len(levels) >= IDENTIFYING_LEVELS
+        if (bool(members[0].setup.shape.num_experts) == moe and len(levels) >= IDENTIFYING_LEVELS
                 and levels[-1] >= IDENTIFYING_SPAN * levels[0]):
-            fitted.append(fit_tables(members, priors=PRIOR).coefficients[FITTED])
-            compute_by_generation[members[0].setup.hardware.generation].append(fitted[-1][COMPUTE])
-    medians = np.median(np.array(fitted), axis=0) if fitted else []
-    by_generation = {f"compute_ms_{generation or 'unknown'}": float(np.median(values))
-                     for generation, values in sorted(compute_by_generation.items())}  # fmt: skip
-    return {"setups": len(fitted), **{name: float(m) for name, m in zip(FEATURES[FITTED], medians, strict=False)},
-            **by_generation}  # the last: ``engine.MOE_COMPUTE_SHARE`` applied, alike where it is right
+            fits.append((members[0].setup, fit_tables(members, priors=PRIOR).coefficients))
+    return fits
+
+
+def _median_by(fits: list[tuple[Setup, NDArray]], feature: int, prefix: str, dtype: str | None = None,
+               ) -> dict[str, float]:  # fmt: skip
+    """One coefficient's median per GPU generation (``engine.Hardware.generation``), of the setups in ``dtype``."""
+    values = defaultdict(list)
+    for setup, coefficients in fits:
+        if dtype is None or setup.dtype == dtype:
+            values[setup.hardware.generation or "unknown"].append(float(coefficients[feature]))
+    return {f"{prefix}_{generation}": float(np.median(found)) for generation, found in sorted(values.items())}
+
+
+def moe_coefficients(tables: Sequence[Table]) -> dict[str, float]:
+    """The median fitted coefficients of the MoE setups whose points identify them (``identifying_fits``): the
+    priors a MoE setup with fewer points is fitted towards (``calibrate.MOE_PRIOR``); and their compute per GPU
+    generation, ``engine.MOE_COMPUTE_SHARE`` applied (alike where the share is right)."""
+    fits = identifying_fits(tables, moe=True)
+    medians = np.median(np.array([coefficients[FITTED] for _, coefficients in fits]), axis=0) if fits else []
+    return {"setups": len(fits), **{name: float(m) for name, m in zip(FEATURES[FITTED], medians, strict=False)},
+            **_median_by(fits, COMPUTE, "compute_ms")}  # fmt: skip
+
+
+def dense_weight_reads(tables: Sequence[Table]) -> dict[str, float]:
+    """The median weight-read coefficient of the dense FP8 setups whose points identify it, per GPU generation,
+    ``engine.DENSE_WEIGHT_READ_SHARE`` applied (alike where the share is right). FP8 is the format both Hopper and
+    Blackwell run natively, so the generations compare like for like."""
+    fits = identifying_fits(tables, moe=False)
+    return {"setups": sum(setup.dtype == "fp8" for setup, _ in fits), **_median_by(fits, WEIGHTS, "weights_ms", "fp8")}
 
 
 def engine_transfer(tables: Sequence[Table], errors_for: Callable[[str], Errors]) -> None:
