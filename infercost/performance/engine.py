@@ -377,16 +377,17 @@ def step_cost(shape: ModelShape, hardware: Hardware, *, dtype: str, kv_dtype: st
     # sharded only over its own tensor-parallel group: in the replica's units, its GPUs times that group's read.
     rank_gpus = attention_group(hardware.gpus, attention_data_parallel)
     dense_read = hardware.gpus * rank_gpus**-TENSOR_PARALLEL_WEIGHTS_EXPONENT
-    moe_share = MOE_COMPUTE_SHARE.get(hardware.generation, 1.0)
-    dense_read_share = 1.0 if shape.num_experts else DENSE_WEIGHT_READ_SHARE.get(hardware.generation, 1.0)
+    # a generation's shares of the datasheet: a MoE model's of its peak, a dense model's of its bandwidth
+    compute_share = MOE_COMPUTE_SHARE.get(hardware.generation, 1.0) if shape.num_experts else 1.0
+    read_share = 1.0 if shape.num_experts else DENSE_WEIGHT_READ_SHARE.get(hardware.generation, 1.0)
     return StepCost(
         weights_bytes=weight_bytes(shape.dense_matmul_params, dtype, shape.kept_matmul_params) * dense_read
-        / dense_read_share,
+        / read_share,
         kv_bytes_per_token=shape.full_kv_values * kv_bytes,
         flops_per_token=2 * shape.active_matmul_params,
         attention_flops_per_token_pair=shape.attention_flops,
         bandwidth_bytes_per_ms=hardware.bandwidth_gbps * hardware.gpus * 1e6,
-        flops_per_ms=hardware.peak_tflops * hardware.gpus * 1e9 * (moe_share if shape.num_experts else 1.0),
+        flops_per_ms=hardware.peak_tflops * hardware.gpus * 1e9 * compute_share,
         group_gpus=1 if shape.num_experts else hardware.gpus,
         allreduce_ms_per_token=allreduce_ms_per_token(shape, hardware, expert_parallel, attention_data_parallel),
         expert_bytes=weight_bytes(shape.routed_expert_params, dtype) * tensor_parallel_penalty,
