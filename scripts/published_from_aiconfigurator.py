@@ -93,6 +93,41 @@ def layout(row: dict[str, str], provenance: dict[str, str]) -> dict[str, int]:
             "expert_parallel": ep, "moe_tensor_parallel": moe_tp, "gpus": tp * pp * dp}  # fmt: skip
 
 
+Member = tuple[tuple, dict, dict]  # (setup key, row, provenance)
+
+
+def measurement(member: Member) -> tuple:
+    """What one measurement is: GPU, engine, shape, level and both latencies to the last digit. Two runs never agree
+    on both to 15 digits; the sample's files and dumps export some runs more than once, and a copy may state the
+    engine version, the layout or even the model otherwise: the 2026-04-27 dump names DeepSeek-R1 rows (ids
+    ``dsr1_...``) DeepSeek-V3."""
+    (_, system, backend, *_, isl, osl), row, provenance = member
+    return (system, backend, isl, osl, provenance["silicon_concurrency"], row["silicon_ttft_ms"],
+            row["silicon_tpot_ms"])  # fmt: skip
+
+
+def preference(member: Member) -> tuple:
+    """Which copy of a measurement exported more than once is kept: the one that names its engine version, then one
+    whose layout needed no repair, then the earliest file or dump (the files name the model the ids name)."""
+    _, row, provenance = member
+    source = provenance.get("source_file") or provenance.get("db-dump", "")
+    return not row["backend_version"], bool(row["layout_as_published"]), source, row["id"]
+
+
+def distinct(members: list[Member]) -> list[Member]:
+    """One row per measurement, the other copies' ids recorded on it (``same_as``), so that a measurement is
+    counted and fitted once."""
+    copies: dict[tuple, list[Member]] = defaultdict(list)
+    for member in members:
+        copies[measurement(member)].append(member)
+    kept = []
+    for same in copies.values():
+        key, row, provenance = min(same, key=preference)
+        row["same_as"] = sorted(other["id"] for _, other, _ in same if other is not row)
+        kept.append((key, row, provenance))
+    return kept
+
+
 def slug_part(text: str) -> str:
     return re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-")
 
@@ -100,7 +135,7 @@ def slug_part(text: str) -> str:
 def main(argv: list[str]) -> int:
     rows = [r for r in csv.DictReader(open(argv[0], encoding="utf-8")) if r["mode"] == "agg"]
     skipped: dict[str, int] = defaultdict(int)
-    setups: dict[tuple, list[tuple[dict, dict]]] = defaultdict(list)
+    members: list[Member] = []
     for row in rows:
         provenance = source_fields(row["silicon_data_source"])
         if "silicon_concurrency" not in provenance:
@@ -111,6 +146,11 @@ def main(argv: list[str]) -> int:
         row["layout_as_published"] = parallel.pop("repaired", "")  # what the row stated, where it was repaired
         key = (row["model_path"], row["system"], row["backend"], version, *dtype_of(row),
                tuple(parallel.items()), int(row["isl"]), int(row["osl"]))  # fmt: skip
+        members.append((key, row, provenance))
+    kept = distinct(members)
+    skipped["a measurement exported again (kept once, ids in same_as)"] = len(members) - len(kept)
+    setups: dict[tuple, list[tuple[dict, dict]]] = defaultdict(list)
+    for key, row, provenance in kept:
         setups[key].append((row, provenance))
     for old in OUT.glob("aic-*.json"):
         old.unlink()
@@ -170,6 +210,8 @@ def table(key: tuple, members: list[tuple[dict, dict]], part: int) -> dict:
                        "mean_tpot_ms": tpot, "source_id": row["id"]})  # latencies as the sample has them  # fmt: skip
         if row["layout_as_published"]:  # what AIConfigurator's own predictions of the row were given
             points[-1]["layout_as_published"] = row["layout_as_published"]
+        if row["same_as"]:  # the ids of the same measurement exported again, left out
+            points[-1]["same_as"] = row["same_as"]
     per_rank = [f"{row['batch_size']} at {p['silicon_concurrency']}" for row, p in members
                 if row["batch_size"] and int(row["batch_size"]) != int(p["silicon_concurrency"])]  # fmt: skip
     layout_text = (f"TP{parallel['tensor_parallel']} PP{parallel['pipeline_parallel']} "
@@ -191,6 +233,10 @@ def table(key: tuple, members: list[tuple[dict, dict]], part: int) -> dict:
         notes += (f" The rows say {' or '.join(repaired)}: the GPU count multiplied by the EP size, as every "
                   f"expert-parallel row of this file or dump does (see layout() in "
                   f"scripts/published_from_aiconfigurator.py); read as {layout_text} on {gpus} GPUs.")
+    copies = sum(len(row["same_as"]) for row, _ in members)
+    if copies:
+        notes += (f" {copies} other rows of the sample repeat these measurements to the last digit (another file or "
+                  f"dump exporting the same run): kept once, their ids in the points' same_as.")
     if per_rank:
         notes += f" The row's batch_size differs from its concurrency ({', '.join(per_rank)}): a per-rank batch."
     if len(points) == 1:

@@ -1,6 +1,7 @@
 """AIConfigurator's bundled predictions (``aic-predictions-aiconfigurator-*.csv``) join the bundled AIConfigurator
-tables: every id is a point's ``source_id``, ids are unique, and a prediction is two positive numbers exactly where
-the status says it was predicted. Reads the files directly (fast: no engine model)."""
+tables: every id is a point's ``source_id`` or one of its copies' (``same_as``), ids are unique, and a prediction is
+two positive numbers exactly where the status says it was predicted. Reads the files directly (fast: no engine
+model)."""
 
 import json
 import math
@@ -20,7 +21,8 @@ def test_the_bench_reads_the_bundled_csv():
 def test_every_prediction_joins_a_bundled_point():
     source_ids = set()
     for path in PUBLISHED.glob("aic-*.json"):
-        source_ids.update(p["source_id"] for p in json.loads(path.read_text(encoding="utf-8"))["points"])
+        for point in json.loads(path.read_text(encoding="utf-8"))["points"]:
+            source_ids.update([point["source_id"], *point.get("same_as", ())])
     rows = read_predictions(PREDICTIONS)
     with PREDICTIONS.open(encoding="utf-8") as f:
         assert sum(1 for line in f if not line.startswith("#")) == len(rows) + 1  # no id twice (+ the header)

@@ -378,7 +378,7 @@ def test_dense_weights_on_blackwell_read_at_its_share_and_moe_weights_whole() ->
 
 
 def test_a_moe_model_computes_at_its_generations_share_of_the_peak_and_a_dense_one_at_all_of_it() -> None:
-    """The share is the MoE model's on Blackwell only: DeepSeek-R1 on B200s runs its FLOPs at 1 / 2.17 of the
+    """The share is the MoE model's on Blackwell only: DeepSeek-R1 on B200s runs its FLOPs at 1 / 2.5 of the
     datasheet FP8 peak, Llama-3.1-70B on the same GPUs and DeepSeek-R1 on H200s at all of it."""
     from infercost.performance.engine import step_cost
     from infercost.performance.profiles import engine_hardware, model_shape
@@ -389,14 +389,15 @@ def test_a_moe_model_computes_at_its_generations_share_of_the_peak_and_a_dense_o
 
     assert engine_hardware("B200", 8, "fp8").generation == "blackwell"
     assert engine_hardware("H200", 8, "fp8").generation == "hopper"
-    assert rate("deepseek-r1", "B200") == pytest.approx(1 / 2.17)
+    assert rate("deepseek-r1", "B200") == pytest.approx(1 / 2.5)
     assert rate("llama-3.1-70b", "B200") == rate("deepseek-r1", "H200") == 1.0
 
 
 def test_a_moe_setup_measured_at_four_users_carries_to_256_without_a_per_sequence_cost_it_never_saw() -> None:
-    """DeepSeek-R1 NVFP4 on 8 B200s, TensorRT-LLM 1.2.0rc6.post2, one point (4 users, TPOT 7.5 ms), carried to the
-    same GPUs under attention DP with 128 and 256 users: with the dense priors the fit put 0.4 ms on each decoding
-    sequence and predicted TPOTs of 85-142 ms where 19-27 ms were measured."""
+    """DeepSeek-R1 NVFP4 on 8 B200s, TensorRT-LLM 1.2.0rc6.post2, measured at 4 users only (one point per shape,
+    TPOT 7.5 ms at 1,024 / 1,024), carried to the same GPUs under attention DP with 128 and 256 users: with the dense
+    priors the fit put 0.4 ms on each decoding sequence and predicted TPOTs of 85-142 ms where 19-27 ms were
+    measured."""
     from infercost.performance.profiles import held_out_profiles, validation_tables
     from infercost.performance.validation import fit_tables, group_tables
 
@@ -405,7 +406,7 @@ def test_a_moe_setup_measured_at_four_users_carries_to_256_without_a_per_sequenc
     groups = group_tables(validation_tables(profiles))
     source = next(members for group, members in groups.items() if group[5:] == ())
     targets = next(members for group, members in groups.items() if group[5:] == ("dp8 ep8",))
-    assert [o.concurrency for table in source for o in table.observations] == [4]
+    assert {o.concurrency for table in source for o in table.observations} == {4}
     calibration = fit_tables(source)
     for table in targets:
         for obs in table.observations:

@@ -28,8 +28,9 @@ UNPINNED = ("/blob/main/", "/tree/main/", "/raw/main/", "/refs/heads/", "/latest
 AWAITING_DATASHEET = {"B300", "MI300X", "MI325X", "MI355X"}
 PARALLEL_FIELDS = ("tensor_parallel", "pipeline_parallel", "data_parallel", "expert_parallel", "moe_tensor_parallel")
 # Per-point fields that are not numbers: the source's own id of the measurement (to join a peer's predictions), and
-# the layout a row stated where the importer repaired it.
+# the layout a row stated where the importer repaired it; and the ids of the same measurement exported again.
 TEXT_POINT_FIELDS = ("source_id", "layout_as_published")
+ID_LIST_POINT_FIELDS = ("same_as",)
 # An AIConfigurator sample id that names its layout: ``..._tp8_ep8_1552`` or ``..._tp8_0_ep8_0_1032``, the GPU count
 # (attention TP or DP) and the EP size.
 ID_LAYOUT = re.compile(r"_tp(\d+)(?:_0)?_ep(\d+)(?:_0)?_\d+$")
@@ -147,6 +148,21 @@ def check_a_point_whose_id_names_a_layout_is_in_a_table_of_that_layout(path: Pat
             assert (table["gpus_per_replica"], table.get("expert_parallel", 1)) == (gpus, ep), point["source_id"]
 
 
+def test_no_measurement_is_bundled_twice():
+    """A source that exports one run more than once (AIConfigurator's sample holds 595 such copies across its files
+    and dumps) must not be counted, fitted or scored twice: two measurements never agree on both latencies to the
+    last digit."""
+    seen = {}
+    for path in FILES:
+        table = load(path)
+        for point in table["points"]:
+            if {"mean_ttft_ms", "mean_tpot_ms"} <= point.keys():
+                key = (table["hardware"], table["engine_kind"] if "engine_kind" in table else table["engine"],
+                       point.get("concurrency"), point["mean_ttft_ms"], point["mean_tpot_ms"])  # fmt: skip
+                assert key not in seen, f"{path.name} repeats a point of {seen.get(key)}"
+                seen[key] = path.name
+
+
 def check_every_number_is_positive_and_finite(path: Path) -> None:
     for point in load(path)["points"]:
         for key, value in point.items():
@@ -154,6 +170,9 @@ def check_every_number_is_positive_and_finite(path: Path) -> None:
                 continue
             if key in TEXT_POINT_FIELDS:
                 assert isinstance(value, str) and value, key
+                continue
+            if key in ID_LIST_POINT_FIELDS:
+                assert value and all(isinstance(i, str) and i for i in value), key
                 continue
             assert positive_finite(value), f"{key}={value!r} in {point}"
         assert positive_finite(point["request_throughput"]) and positive_finite(point["output_throughput"])
