@@ -94,34 +94,47 @@ def layout(row: dict[str, str], provenance: dict[str, str]) -> dict[str, int]:
 
 
 Member = tuple[tuple, dict, dict]  # (setup key, row, provenance)
+SAME_WITHIN_MS = 0.006  # half the 0.01 ms the coarsest copies round to, and a little
 
 
-def measurement(member: Member) -> tuple:
-    """What one measurement is: GPU, engine, shape, level and both latencies to the last digit. Two runs never agree
-    on both to 15 digits; the sample's files and dumps export some runs more than once, and a copy may state the
-    engine version, the layout or even the model otherwise: the 2026-04-27 dump names DeepSeek-R1 rows (ids
-    ``dsr1_...``) DeepSeek-V3."""
-    (_, system, backend, *_, isl, osl), row, provenance = member
-    return (system, backend, isl, osl, provenance["silicon_concurrency"], row["silicon_ttft_ms"],
-            row["silicon_tpot_ms"])  # fmt: skip
+def level(member: Member) -> tuple:
+    """Where a measurement was taken: GPU, engine, shape and client concurrency (not the model, version or layout,
+    which copies of one run state otherwise: the 2026-04-27 dump names DeepSeek-R1 rows, ids ``dsr1_...``,
+    DeepSeek-V3)."""
+    (_, system, backend, *_, isl, osl), _, provenance = member
+    return system, backend, isl, osl, provenance["silicon_concurrency"]
+
+
+def same_measurement(one: Member, other: Member) -> bool:
+    """Both latencies agree to the sample's coarsest precision (its gap-analysis files round to 0.01 ms; the others
+    keep 16 digits, a few a last digit apart). Two runs of one setup differ by percents, not hundredths of a ms."""
+    return all(abs(float(one[1][field]) - float(other[1][field])) <= SAME_WITHIN_MS
+               for field in ("silicon_ttft_ms", "silicon_tpot_ms"))  # fmt: skip
 
 
 def preference(member: Member) -> tuple:
     """Which copy of a measurement exported more than once is kept: the one that names its engine version, then one
-    whose layout needed no repair, then the earliest file or dump (the files name the model the ids name)."""
+    whose layout needed no repair, then the unrounded one, then the earliest file or dump (the files name the model
+    the ids name)."""
     _, row, provenance = member
     source = provenance.get("source_file") or provenance.get("db-dump", "")
-    return not row["backend_version"], bool(row["layout_as_published"]), source, row["id"]
+    rounded = len(row["silicon_ttft_ms"].partition(".")[2]) <= 2
+    return not row["backend_version"], bool(row["layout_as_published"]), rounded, source, row["id"]
 
 
 def distinct(members: list[Member]) -> list[Member]:
     """One row per measurement, the other copies' ids recorded on it (``same_as``), so that a measurement is
     counted and fitted once."""
-    copies: dict[tuple, list[Member]] = defaultdict(list)
+    at_level: dict[tuple, list[list[Member]]] = defaultdict(list)
     for member in members:
-        copies[measurement(member)].append(member)
+        copies = at_level[level(member)]
+        home = next((same for same in copies if same_measurement(same[0], member)), None)
+        if home is None:
+            copies.append([member])
+        else:
+            home.append(member)
     kept = []
-    for same in copies.values():
+    for same in (same for copies in at_level.values() for same in copies):
         key, row, provenance = min(same, key=preference)
         row["same_as"] = sorted(other["id"] for _, other, _ in same if other is not row)
         kept.append((key, row, provenance))

@@ -82,7 +82,7 @@ class Hardware:
 
 # The share of its datasheet peak a MoE model's FLOPs run at on a GPU generation, relative to Hopper's. The median
 # compute coefficient fitted on the bundled MoE setups whose points identify it (``validation.moe_coefficients``)
-# was 4.9x the roofline on Blackwell (65 setups: B200, B300, GB200) and 1.9x on Hopper (29: H100, H200), where dense
+# was 4.9x the roofline on Blackwell (66 setups: B200, B300, GB200) and 1.9x on Hopper (30: H100, H200), where dense
 # models fit alike on both (1.1x and 1.0x at FP8): the grouped expert GEMMs of 2025-26 engines reached a smaller share
 # of Blackwell's doubled FP8 and FP4 peaks than of Hopper's. Measured low-concurrency TTFTs say the same: DeepSeek-R1
 # FP8 on 8 H200s under SGLang 0.5.9 takes 1.1x its TTFT on 8 B200s, against a 2.3x peak ratio. Without it a
@@ -177,16 +177,16 @@ ENGINE_PRESETS: dict[str, EngineConfig] = {
     # NIM's 65536 the held-out TensorRT-LLM tables (AIConfigurator's, trtllm-serve 0.17 to 1.3) came out worse:
     # leaving one shape out, dense throughput / TPOT median 11.5% / 15.9% -> 8.2% / 9.1%, MoE 9.1% / 10.9% ->
     # 8.4% / 9.3% (dense TTFT from one table went the other way, 32% -> 43%).
-    # Its TTFT grows with the prompt beyond the steps as vLLM's does (62 setups of several prompt lengths: 0.053,
+    # Its TTFT grows with the prompt beyond the steps as vLLM's does (60 setups of several prompt lengths: 0.063,
     # quartiles -0.02 and 0.16; NIM's 12: -0.02).
-    "tensorrt-llm": replace(NIM_ENGINE, max_batch=2048, max_batched_tokens=8192, ttft_prompt_slope=0.053,
+    "tensorrt-llm": replace(NIM_ENGINE, max_batch=2048, max_batched_tokens=8192, ttft_prompt_slope=0.063,
                             mixed_steps_fixed=True),
     # vLLM V1's server: max_num_seqs 1024 and max_num_batched_tokens 8192 on a GPU of 70 GiB or more other than an
     # A100, 256 and 2048 on the others (EngineArgs.get_batch_defaults, vllm-project/vllm at 99d7eb5,
     # vllm/engine/arg_utils.py); chunked prefill on, KV blocks on demand. The cap was 256 here before: SGLang's and
     # vLLM's held-out sweeps run 512 users, which it queued into TTFTs of 20 s against 3 s measured. Its TTFT grows
     # with prompt length as (length)^0.08 beyond the steps (74 setups of several prompt lengths: quartiles 0.02 and
-    # 0.24; SGLang's 40: -0.05): time outside the steps that grows with the prompt,
+    # 0.24; SGLang's 40: -0.045): time outside the steps that grows with the prompt,
     # or prefill slower than the fit can tell from decoding (the cause is not measured separately).
     "vllm": EngineConfig(max_batch=1024, max_batched_tokens=8192, chunked_prefill=True, reserve_full_kv=False,
                          prefix_caching=True, small_gpu_batch=256, small_gpu_batched_tokens=2048,

@@ -180,8 +180,8 @@ def test_a_moe_table_runs_on_the_gpus_its_moe_layout_spans() -> None:
 
 def test_tables_of_one_gpu_count_but_other_layouts_are_other_setups() -> None:
     """Attention data parallelism and expert parallelism are part of a setup: DeepSeek-R1 on 8x B200 decodes at
-    4.3 ms a token with TP8 at 4 users and 12 ms with attention DP8 x EP8 at 64, so one fit for both is neither."""
-    plain = find_profile("published:aic-trtllm-1.2.0rc6.post3-deepseek-r1-8xb200-fp8-tp8-dp1-ep1-1024in-1024out-run2")
+    5.4 ms a token with TP8 at 4 users and 21 ms with attention DP8 x EP8 at 256, so one fit for both is neither."""
+    plain = find_profile("published:aic-trtllm-1.2.0rc6.post3-deepseek-r1-8xb200-fp8-tp8-dp1-ep1-1024in-1024out")
     wide = find_profile("published:aic-trtllm-1.2.0rc6.post3-deepseek-r1-8xb200-fp8-tp1-dp8-ep8-1024in-1024out")
     assert layout_tag(plain) == ()
     assert layout_tag(wide) == ("dp8 ep8",)
