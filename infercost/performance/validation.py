@@ -148,11 +148,12 @@ def group_tables(tables: Iterable[Table]) -> dict[tuple[str, ...], list[Table]]:
 
 def shape_sources(members: Sequence[Table]) -> Iterator[tuple[Table, list[Table], Table]]:
     """Each table of one setup with what the ``shape`` and ``one_shape`` transfers predict it from: the setup's
-    tables of other shapes (a repeat run of the held shape is not another), and the first of them by shape."""
+    tables of other shapes (a repeat run of the held shape is not another), and the first of them by shape, its
+    fullest run where there are several (a rerun of one level is not the sweep a person would calibrate on)."""
     for held in members:
         others = [t for t in members if t.shape != held.shape]
         if others:
-            yield held, others, min(others, key=lambda t: t.shape)
+            yield held, others, min(others, key=lambda t: (t.shape, -len(t.observations)))
 
 
 def validate(
