@@ -9,8 +9,8 @@ AIConfigurator's predictions are not computed here (it is not a dependency, and 
 come from a CSV made where ``aiconfigurator`` is installed, by ``scripts/aiconfigurator_predictions.py`` (how, which
 version and which rows: the CSV's header comment and SOURCES.md's "AIConfigurator silicon sample"). The CSV has
 ``id,predicted_ttft_ms,predicted_tpot_ms,status``; ``id`` is the sample row's id, which every point of the bundled
-``aic-*`` tables keeps as ``source_id``. A row that repeats another's measurement to the last digit (the sample
-exports some runs more than once) is bundled once, under the id of the copy the importer kept; AIConfigurator's
+``aic-*`` tables keeps as ``source_id``. A row that repeats another's measurement (the sample exports some runs
+more than once, some rounded to 0.01 ms) is bundled once, under the id of the copy the importer kept; AIConfigurator's
 prediction of a left-out copy (its id in the point's ``same_as``) is not scored, so that each measurement counts once
 and is scored on the copy whose stated version and layout the bundled table has.
 

@@ -248,8 +248,9 @@ def table(key: tuple, members: list[tuple[dict, dict]], part: int) -> dict:
                   f"scripts/published_from_aiconfigurator.py); read as {layout_text} on {gpus} GPUs.")
     copies = sum(len(row["same_as"]) for row, _ in members)
     if copies:
-        notes += (f" {copies} other rows of the sample repeat these measurements to the last digit (another file or "
-                  f"dump exporting the same run): kept once, their ids in the points' same_as.")
+        notes += (f" {copies} other rows of the sample repeat these measurements, to the last digit or to its 0.01 ms "
+                  f"rounding (another file or dump exporting the same run): kept once, their ids in the points' "
+                  f"same_as (see distinct() in scripts/published_from_aiconfigurator.py).")
     if per_rank:
         notes += f" The row's batch_size differs from its concurrency ({', '.join(per_rank)}): a per-rank batch."
     if len(points) == 1:
