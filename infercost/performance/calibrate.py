@@ -293,7 +293,8 @@ def fit(setup: Setup, observations: Sequence[Observation], priors: NDArray | Non
         if best is None or loss < best[0]:
             best = (loss, candidate, coefficients, traces)
     _, chosen, coefficients, traces = best
-    correction = _ttft_correction(traces, observations, coefficients, chosen.engine.ttft_prompt_slope)
+    slope = chosen.engine.prompt_slope(moe=bool(setup.shape.num_experts))
+    correction = _ttft_correction(traces, observations, coefficients, slope)
     noise = _tail_noise(traces, observations, coefficients, correction)
     return Calibration(coefficients, len(observations), *noise, engine=chosen.engine, ttft_correction=correction)
 
@@ -315,8 +316,8 @@ def _ttft_correction(traces: Sequence[Trace], observations: Sequence[Observation
     """Log-ratio of measured to simulated mean TTFT, fitted over (users, prompt length) so that what the
     simulation misses about how real schedulers queue prompts (arrivals that stay in step, uneven chunking) is
     carried to other shapes; terms the points do not vary are left out (coefficient 0), but for the prompt length's,
-    which takes the engine's ``prompt_slope`` (``EngineConfig.ttft_prompt_slope``): with one prompt length a fit
-    cannot tell a request's fixed latency from its prefill, and most sweeps have one or two."""
+    which takes the engine's ``prompt_slope`` (``EngineConfig.prompt_slope``, a dense or a MoE model's): with one
+    prompt length a fit cannot tell a request's fixed latency from its prefill, and most sweeps have one or two."""
     rows, target = [], []
     for trace, obs in zip(traces, observations, strict=True):
         simulated = float(trace.mean(trace.ttft) @ coefficients)

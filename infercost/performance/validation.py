@@ -177,15 +177,17 @@ def validate(
 
 
 def prompt_slopes(tables: Sequence[Table]) -> dict[str, dict[str, float]]:
-    """Per engine, the median and quartiles of the TTFT correction's prompt-length slope over the setups whose
-    tables have more than one prompt length: the slope an engine preset gives a calibration that cannot fit its own
-    (``EngineConfig.ttft_prompt_slope``). NIM's TensorRT-LLM build (``engine.NIM_ENGINE``) has its own."""
+    """Per engine and model kind (``vllm`` for dense models, ``vllm/moe``), the median and quartiles of the TTFT
+    correction's prompt-length slope over the setups whose tables have more than one prompt length: the slope an
+    engine preset gives a calibration that cannot fit its own (``EngineConfig.prompt_slope``). NIM's TensorRT-LLM
+    build (``engine.NIM_ENGINE``) has its own."""
     slopes: dict[str, list[float]] = defaultdict(list)
     for group, members in group_tables(tables).items():
         if len({t.shape[0] for t in members}) > 1:
             correction = fit_tables(members).ttft_correction
             nim = members[0].setup.engine == NIM_ENGINE
-            slopes["nim" if nim else engine_preset(group[1])[0]].append(float(correction[PROMPT]))
+            moe = "/moe" if members[0].setup.shape.num_experts else ""
+            slopes["nim" if nim else engine_preset(group[1])[0] + moe].append(float(correction[PROMPT]))
     return {engine: {"setups": len(values), "p25": float(np.percentile(values, 25)),
                      "median": float(np.median(values)), "p75": float(np.percentile(values, 75))}
             for engine, values in sorted(slopes.items())}  # fmt: skip

@@ -210,6 +210,22 @@ def test_a_fit_finds_a_step_overhead_far_from_its_prior(step_overhead_ms: float)
     assert fitted.coefficients[0] == pytest.approx(step_overhead_ms, rel=0.1)
 
 
+@pytest.mark.parametrize("engine", ["vllm", "sglang", "tensorrt-llm"])
+def test_a_moe_calibration_of_one_prompt_length_takes_its_engines_moe_prompt_slope(engine: str) -> None:
+    """A dense model's TTFT grows with the prompt beyond the steps faster than a MoE model's (vLLM's bundled setups:
+    0.32 against 0.05), so one prompt length gives a MoE calibration the engine's MoE slope."""
+    from infercost.performance.calibrate import PROMPT
+
+    preset = ENGINE_PRESETS[engine]
+    setup = setup_for("deepseek-ai/DeepSeek-R1", engine_hardware("H200", 8, "fp8"), "fp8", preset)
+    truth = Calibration(np.array([6.0, 0.5, 2.0, 2.5, 0.002, 2.0, 1.0, 1.0]), 0)
+    points = [Observation(c, 2000, 500, p.request_throughput, p.mean_ttft_ms, p.mean_tpot_ms)
+              for c in (4, 32) for p in [predict_concurrency(setup, truth, c, 2000, 500)]]  # fmt: skip
+    slope = fit(setup, points).ttft_correction[PROMPT]
+    assert slope == pytest.approx(preset.moe_ttft_prompt_slope)
+    assert preset.moe_ttft_prompt_slope != preset.ttft_prompt_slope  # the dense models' own
+
+
 def test_a_moe_step_overhead_is_the_groups_not_each_gpus() -> None:
     """Dense tensor-parallel groups pay their fixed step costs on every GPU (fitted on NIM's TP1-8 sweeps); a MoE
     setup's step overhead, many times larger, counted per GPU made gpt-oss-120b's vLLM calibration on one B200 decode
