@@ -13,8 +13,8 @@ release of its engine (``engine_version``) or another engine (``engine``), each 
 table's slice (``validation.engine_transfer``).
 Prints the median / p90 |relative error| of output throughput, mean TTFT and mean TPOT, the leave-one-setup-out
 coverage of each p10..p90 range, and how many tables the engine model could not predict at all (a refusal is a
-miss), with the reasons; and each engine's TTFT prompt-length slope over these and the calibration set's setups of
-several prompt lengths, which the engine presets carry (``EngineConfig.ttft_prompt_slope``).
+miss), with the reasons; and each engine's TTFT prompt-length slope, for dense and MoE models apart, over these and
+the calibration set's setups of several prompt lengths, which the engine presets carry (``EngineConfig.prompt_slope``).
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     for (kind, engine), slice_errors in sorted(errors.items()):
         summary["slices"][f"{kind}/{engine}"] = slice_errors.summary()
     summary["prompt_slopes"] = prompt_slopes([*held_out, *validation_tables()])
-    print(f"  TTFT prompt-length slope per engine (EngineConfig.ttft_prompt_slope): {summary['prompt_slopes']}",
+    print(f"  TTFT prompt-length slope per engine and kind (EngineConfig.prompt_slope): {summary['prompt_slopes']}",
           file=sys.stderr)  # fmt: skip
     summary["moe_coefficients"] = moe_coefficients(held_out)
     print(f"  MoE setups' median coefficients (calibrate.MOE_PRIOR): {summary['moe_coefficients']}", file=sys.stderr)
