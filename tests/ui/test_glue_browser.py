@@ -81,18 +81,34 @@ def own_points(page) -> list[str]:
 
 
 def type_into_first_row(page, column: int, text: str) -> None:
-    """Select the first row's first cell, move right ``column`` cells and type, as a person does."""
+    """Select the first row's first cell, move right ``column`` cells and type, as a person does; again where the
+    click landed while the page was redrawn, so that the grid never took the focus and the keys went nowhere (a busy
+    CI machine: the cell kept its old value)."""
     editor = page.get_by_test_id("stDataFrame").first
-    editor.scroll_into_view_if_needed()
-    box = editor.bounding_box()
-    page.mouse.click(box["x"] + 80, box["y"] + 35 + 17)  # below the 35 px header, past the row markers
-    page.wait_for_timeout(300)  # the grid takes the focus
-    for _ in range(column):
-        page.keyboard.press("ArrowRight")
-    page.keyboard.type(text)
-    page.wait_for_timeout(300)  # the cell's editor opens on the first key
-    page.keyboard.press("Enter")
-    settle(page)
+    cell_editor = page.locator("input.gdg-input")  # the grid's editor, open on the first key typed into a cell
+    for _ in range(3):
+        editor.scroll_into_view_if_needed()
+        box = editor.bounding_box()
+        page.mouse.click(box["x"] + 80, box["y"] + 35 + 17)  # below the 35 px header, past the row markers
+        try:
+            page.wait_for_function("() => !!document.activeElement?.closest('[data-testid=stDataFrame]')",
+                                   timeout=3_000)  # fmt: skip
+        except PlaywrightTimeout:
+            settle(page)
+            continue
+        for _ in range(column):
+            page.keyboard.press("ArrowRight")
+        page.keyboard.type(text)
+        try:
+            expect(cell_editor).to_have_value(text, timeout=3_000)
+        except AssertionError:
+            page.keyboard.press("Escape")
+            settle(page)
+            continue
+        page.keyboard.press("Enter")
+        settle(page)
+        return
+    raise AssertionError(f"the grid never took {text!r} into its first row")
 
 
 def test_points_typed_on_the_bill_survive_a_visit_to_another_page(page):
