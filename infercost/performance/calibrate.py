@@ -19,6 +19,7 @@ Pure: plain data in, plain data out.
 
 from __future__ import annotations
 
+import itertools
 import math
 import statistics
 from collections.abc import Sequence
@@ -56,14 +57,14 @@ PRIOR = np.array([0.3, 1 / 0.8, 1 / 0.5, 1 / 0.5, 0.01, 2.0, 1.0, 1.0])
 # (``validation.moe_coefficients``: 98 setups of four or more concurrency levels spanning 8x, each fitted towards
 # the dense priors; bench.held_out_accuracy stores the medians, a test holds these to them). A MoE step costs about
 # 5.6 ms beyond its roofline (routing, expert dispatch, the launches of many small GEMMs; quartiles about 4 and 7),
-# where a dense one costs 0.3, and reads its experts at 0.55 x their roofline time (the roofline's expected distinct
+# where a dense one costs 0.3, and reads its experts at 0.57 x their roofline time (the roofline's expected distinct
 # experts over-count what a step reads). With the dense priors a MoE setup measured at one concurrency put its
 # overhead on each sequence, and carried it to many users: DeepSeek-R1 on 8 B200s measured at 4 users, moved to 128
 # and 256 under attention DP, predicted TPOTs 4-6x the measured. Held-out MoE throughput p90 from other GPUs went
 # 85.7% -> 62.2% (TensorRT-LLM) and 53.7% -> 39.2% (vLLM), TPOT 63.8% -> 50.2% and 51.8% -> 36.5%; TTFT did not
 # move. A one-point setup is still ambiguous, the other way: one SGLang 0.5.6 table at 64 users now puts its overhead
 # on the step and over-predicts TPOT at 4 users 2x (SGLang MoE throughput between releases, p90 43.1% -> 52.3%).
-MOE_PRIOR = np.array([5.62, 0.554, 1.82, 1.96, 0.0, 7.75, 1.0, 1.0])
+MOE_PRIOR = np.array([5.62, 0.566, 1.87, 1.96, 0.0, 7.06, 1.0, 1.0])
 # No engine reads the KV cache faster than the datasheet's bandwidth or computes faster than its peak: those two
 # coefficients (× roofline time) stay at 1 or more. Without the floor, a setup with one table (70B FP8 on two H100s)
 # put prefill at 11x peak compute and made up the TTFT in its correction, and every GPU it was carried to went wrong
@@ -472,13 +473,17 @@ def predict_rate(setup: Setup, calibration: Calibration, rate_per_s: float, inpu
     theta = calibration.coefficients
     order = np.argsort(trace.arrival @ theta)
     ttft_ms = (trace.ttft @ theta)[order]
-    quarter = max(1, len(order) // 4)
-    # a queue that grows for as long as requests keep coming: the engine cannot keep up with this rate
-    growing = ttft_ms[-quarter:].mean() > 1.5 * ttft_ms[:quarter].mean() + 50.0
+    # a queue that grows for as long as requests keep coming: the engine cannot keep up with this rate. Each quarter
+    # of the arrivals waits longer than the one before, and the last twice the first: below capacity a quarter's
+    # mean wanders (a replica at half its capacity, serving 3-minute requests, saw one quarter 2-3x another), so
+    # comparing only the first and the last called it saturated
+    quarters = [float(part.mean()) for part in np.array_split(ttft_ms, 4) if len(part)]
+    growing = (len(quarters) == 4 and all(b > a for a, b in itertools.pairwise(quarters))
+               and quarters[-1] > 2.0 * quarters[0] + 50.0)  # fmt: skip
     finishes_ms = np.sort(trace.finish @ theta)
     half = finishes_ms[len(finishes_ms) // 2:]
     served = (len(half) - 1) / ((half[-1] - half[0]) / 1000.0) if len(half) > 1 and half[-1] > half[0] else rate_per_s
-    saturated = bool(growing) or served < 0.95 * rate_per_s
+    saturated = bool(growing or served < 0.95 * rate_per_s)
     return _summary(trace, calibration, "rate", rate_per_s, input_len, output_len,
                     min(served, rate_per_s) if saturated else rate_per_s, saturated=saturated)  # fmt: skip
 

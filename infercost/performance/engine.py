@@ -192,13 +192,13 @@ ENGINE_PRESETS: dict[str, EngineConfig] = {
     # A100, 256 and 2048 on the others (EngineArgs.get_batch_defaults, vllm-project/vllm at 99d7eb5,
     # vllm/engine/arg_utils.py); chunked prefill on, KV blocks on demand. The cap was 256 here before: SGLang's and
     # vLLM's held-out sweeps run 512 users, which it queued into TTFTs of 20 s against 3 s measured. Its TTFT grows
-    # with prompt length as (length)^0.32 beyond the steps for a dense model, ^0.05 for a MoE model (setups of
+    # with prompt length as (length)^0.32 beyond the steps for a dense model, ^0.04 for a MoE model (setups of
     # several prompt lengths: dense 22, quartiles 0.14 and 0.38; MoE 52, quartiles -0.00 and 0.15; SGLang's -0.18
     # for 8 dense setups, -0.035 for 32 MoE): time outside the steps that grows with the prompt, or prefill slower
     # than the fit can tell from decoding (the cause is not measured separately).
     "vllm": EngineConfig(max_batch=1024, max_batched_tokens=8192, chunked_prefill=True, reserve_full_kv=False,
                          prefix_caching=True, small_gpu_batch=256, small_gpu_batched_tokens=2048,
-                         ttft_prompt_slope=0.324, moe_ttft_prompt_slope=0.048, window_cache=0.0,
+                         ttft_prompt_slope=0.319, moe_ttft_prompt_slope=0.038, window_cache=0.0,
                          mixed_steps_fixed=True),
     # SGLang: chunked_prefill_size 8192 on GPUs under 160 GB (H100, H200), 16384 on larger ones (B200, MI300X), and
     # no running-request cap but the memory pool's (max_running_requests unset: at least 2048 request slots); in
@@ -556,6 +556,9 @@ class _Request:
     round: int = 1  # the user's how-many-th request
     prefilled: int = 0  # prompt tokens in the KV cache
     first_token: NDArray | None = None
+    # Output tokens it had streamed before it was last preempted: vLLM and SGLang keep them, prefill them again with
+    # the prompt when it resumes, and go on from there (its first token came long before)
+    resumed: int = 0
     decode_start: int = 0  # the engine's decode-step count when this request's first token came
     window_tokens: int = 0  # its windowed layers' cache, where kept apart (``StepCost.window_tokens``)
     rank: int = 0  # the attention data-parallel rank it is served on (round robin, as SGLang's controller does)
@@ -563,6 +566,11 @@ class _Request:
     @property
     def kv_reserved(self) -> int:
         return self.input_len + self.output_len + self.window_tokens
+
+    @property
+    def to_prefill(self) -> int:
+        """The tokens a (re)prefill puts in the cache: the prompt, and after a preemption the output so far."""
+        return self.input_len + self.resumed
 
 
 @dataclass(frozen=True)
@@ -624,35 +632,46 @@ class _Engine:
         return self.decode_steps - request.decode_start + 1
 
     def admit(self) -> None:
+        """Take waiting requests while their KV fits: the whole sequence reserved (TensorRT-LLM), or on demand the
+        prompt beside the prompts already admitted and not yet cached (vLLM allocates a prompt's blocks chunk by
+        chunk, and where the next chunk finds none it preempts the newest request: the one it just took)."""
         reserve = self.config.reserve_full_kv
+        pending = 0 if reserve else sum(r.to_prefill - r.prefilled for r in self.prefilling)
         while self.waiting and self.running < self.config.max_batch:
             request = self.waiting[0]
-            need = request.kv_reserved if reserve else request.input_len + 1 + request.window_tokens
-            if self.kv_used + need > self.config.kv_capacity_tokens and self.running:
+            need = request.kv_reserved if reserve else request.to_prefill + 1 + request.window_tokens
+            if self.kv_used + pending + need > self.config.kv_capacity_tokens and self.running:
                 return
+            if not reserve:
+                pending += request.to_prefill - request.prefilled
             self.prefilling.append(self.waiting.popleft())
             self.kv_used += request.kv_reserved if reserve else request.prefilled + request.window_tokens
 
-    def preempt_if_full(self) -> None:
-        """On-demand KV: when the next step's tokens do not fit, recompute the newest sequence later (vLLM)."""
+    def preempt_if_full(self) -> bool:
+        """On-demand KV: when the next step's tokens do not fit, recompute the newest sequence later (vLLM); whether
+        any was."""
         if self.config.reserve_full_kv:
-            return
+            return False
+        preempted = False
         while len(self.decoding) > 1 and self.kv_used + self.running > self.config.kv_capacity_tokens:
+            preempted = True
             victim = self.decoding.popitem()[1]
-            held = victim.input_len + self.generated(victim)
+            held = victim.to_prefill + self.generated(victim)
             self.kv_used -= held + victim.window_tokens
             self.decode_context -= held
             self.finishing = [entry for entry in self.finishing if entry[2] is not victim]
             heapq.heapify(self.finishing)
-            victim.prefilled, victim.first_token = self.config.cached_tokens(victim.input_len), None
+            victim.resumed += self.generated(victim)
+            victim.prefilled = self.config.cached_tokens(victim.input_len)
             self.waiting.appendleft(victim)
+        return preempted
 
     def _schedule_prefill(self, budget: int) -> list[tuple[_Request, int]]:
         chunks: list[tuple[_Request, int]] = []
         for request in self.prefilling:
             if budget <= 0:
                 break
-            remaining = request.input_len - request.prefilled
+            remaining = request.to_prefill - request.prefilled
             chunk = min(remaining, budget) if self.config.chunked_prefill else remaining
             if chunk > budget and chunks:  # a whole prompt waits for a step with room, unless it is alone
                 continue
@@ -674,17 +693,20 @@ class _Engine:
             request.prefilled += chunk
             if not self.config.reserve_full_kv:
                 self.kv_used += chunk
-            if request.prefilled == request.input_len:
+            if request.prefilled == request.to_prefill:
                 self._start_decoding(request)
-        self.prefilling = [r for r in self.prefilling if r.prefilled < r.input_len]
+        self.prefilling = [r for r in self.prefilling if r.prefilled < r.to_prefill]
 
     def _start_decoding(self, request: _Request) -> None:
-        request.first_token, request.decode_start = self.clock.copy(), self.decode_steps
+        if request.first_token is None:
+            request.first_token = self.clock.copy()
+        request.decode_start = self.decode_steps
         self.decoding[id(request)] = request
-        self.decode_context += request.input_len + 1
+        self.decode_context += request.to_prefill + 1
         if not self.config.reserve_full_kv:
             self.kv_used += 1
-        heapq.heappush(self.finishing, (self.decode_steps + request.output_len - 1, id(request), request))
+        remaining = request.output_len - request.resumed
+        heapq.heappush(self.finishing, (self.decode_steps + remaining - 1, id(request), request))
 
     def _advance_decoders(self, steps: int) -> None:
         self.decode_steps += steps
@@ -716,9 +738,11 @@ class _Engine:
         return done
 
     def advance(self, limit_steps: int | None = None) -> list[_Request]:
-        """Admit, then one step with prefill work or a run of decode steps; the requests that finished."""
-        self.admit()
-        self.preempt_if_full()
+        """Make room, then admit (not in a step that preempted: vLLM's scheduler takes no waiting request then, or
+        the freed room goes to a new prompt and the preempted sequence waits behind it), then one step with prefill
+        work or a run of decode steps; the requests that finished."""
+        if not self.preempt_if_full():
+            self.admit()
         if not self.running:
             raise RuntimeError("nothing to run")
         if self.prefilling:

@@ -278,6 +278,43 @@ def test_an_open_loop_above_capacity_says_it_saturates(setup):
     assert heavy.saturated and heavy.mean_ttft_ms > 10 * light.mean_ttft_ms
 
 
+def test_a_saturated_open_loop_on_a_full_kv_cache_serves_what_the_cache_holds():
+    """vLLM on one L4: 8,000-token prompts with 2,000-token answers fit three at a time (four prompts, with their
+    answers on demand). Above that capacity the engine admitted every waiting prompt whose first tokens fitted, not
+    counting the prompts already taken and not yet cached: twelve at a time in a cache for four, preempting the
+    decoders on every step, each started over from its first token. It served 0.003 requests/s where three users
+    in a closed loop get 0.016."""
+    from infercost.performance.profiles import engine_hardware, setup_for
+
+    l4 = setup_for("qwen3-8b", engine_hardware("L4", 1, "bfloat16"), "bfloat16", ENGINE_PRESETS["vllm"])
+    calibration = Calibration(PRIOR, 0)
+    best_closed = predict_concurrency(l4, calibration, 3, 8000, 2000).request_throughput
+    heavy = predict_rate(l4, calibration, 2.0, 8000, 2000)
+    assert heavy.saturated and heavy.request_throughput >= 0.95 * best_closed
+    light = predict_rate(l4, calibration, 0.5 * best_closed, 8000, 2000)  # half the capacity: a queue, no more
+    assert not light.saturated and light.request_throughput == pytest.approx(0.5 * best_closed, rel=0.1)
+
+
+def test_a_preempted_sequence_keeps_its_first_token_and_the_tokens_after_it(setup):
+    """vLLM and SGLang recompute a preempted sequence with its output so far and go on from there; the client had
+    its first token long before. Two prompts of 1,000 tokens and 1,000-token answers in a 3,000-token cache."""
+    from infercost.performance.engine import _Engine, _Request
+
+    config = replace(ENGINE_PRESETS["vllm"], kv_capacity_tokens=3000)
+    engine = _Engine(setup.cost, config)
+    first, second = (_Request(np.zeros(len(THETA)), 1000, 1000, user) for user in (0, 1))
+    engine.waiting.extend([first, second])
+    finished, preempted_at = [], None
+    while engine.busy():
+        finished += engine.advance()
+        if preempted_at is None and second.resumed:
+            preempted_at = second.first_token.copy(), second.resumed
+    assert preempted_at is not None, "the cache never filled"
+    (first_token, streamed) = preempted_at
+    assert 0 < streamed < 1000 and np.array_equal(second.first_token, first_token)
+    assert {id(r) for r in finished} == {id(first), id(second)} and engine.kv_used == 0
+
+
 def test_more_bandwidth_means_faster_decoding(setup):
     calibration = Calibration(PRIOR, 0)
     h100 = predict_concurrency(setup, calibration, 8, 1000, 500)
