@@ -192,12 +192,18 @@ class Prediction:
     p95_e2el_ms: float
     saturated: bool = False  # open loop above capacity: latencies grow without bound
 
-    def as_dict(self) -> dict[str, float | bool]:
+    def as_dict(self) -> dict[str, float | bool | None]:
+        """The figures by name; an open loop's say whether it saturated, and a saturated one has no latencies: its
+        queue grows for as long as requests come, so a mean over the simulated run is the run's length, not the
+        setup's (its throughput is what the setup serves at most)."""
         makespan = {"makespan_s": self.level / self.request_throughput} if self.load == "requests" else {}
+        latencies = {name: None if self.saturated else getattr(self, name) for name in LATENCY_FIGURES}
+        saturated = {"saturated": self.saturated} if self.load == "rate" else {}
         return {self.load: self.level, **makespan, "request_throughput": self.request_throughput,
-                "output_throughput": self.output_throughput, "mean_ttft_ms": self.mean_ttft_ms,
-                "p95_ttft_ms": self.p95_ttft_ms, "mean_tpot_ms": self.mean_tpot_ms, "p95_tpot_ms": self.p95_tpot_ms,
-                "mean_e2el_ms": self.mean_e2el_ms, "p95_e2el_ms": self.p95_e2el_ms}  # fmt: skip
+                "output_throughput": self.output_throughput, **latencies, **saturated}  # fmt: skip
+
+
+LATENCY_FIGURES = ("mean_ttft_ms", "p95_ttft_ms", "mean_tpot_ms", "p95_tpot_ms", "mean_e2el_ms", "p95_e2el_ms")
 
 
 @dataclass(frozen=True)

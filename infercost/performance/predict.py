@@ -23,6 +23,7 @@ from pathlib import Path
 from infercost.errors import InputError
 from infercost.performance.architecture import DTYPES
 from infercost.performance.calibrate import (
+    LATENCY_FIGURES,
     PRIOR,
     Calibration,
     Observation,
@@ -136,9 +137,20 @@ class PredictedProfile:
                 "parallel": self.parallel, "input_len": self.input_len, "output_len": self.output_len,
                 "cached_prompt_fraction": self.cached_prompt_fraction, "transfer": self.transfer,
                 "expected_error": self.expected_error, "coefficients": self.calibration.as_dict(),
-                "notes": self.notes,
+                "notes": [*self.notes, *saturation_notes(self.points)],
                 "points": [{**p.as_dict(), "range": point_range(p, self.expected_error)}
                            for p in self.points]}  # fmt: skip
+
+
+def saturation_notes(points: Sequence[Prediction]) -> list[str]:
+    """What a rate above the setup's capacity means, for the rates that are (``Prediction.saturated``)."""
+    rates = [p for p in points if p.saturated]
+    if not rates:
+        return []
+    most = max(p.request_throughput for p in rates)
+    listed = ", ".join(f"{p.level:g}" for p in rates)
+    return [f"saturated at {listed} requests/s: the setup serves about {most:.3g} requests/s at most, so requests "
+            "queue for as long as they keep coming and latency has no steady value (left blank)"]
 
 
 # Where no transfer of this kind was ever measured (a model no table calibrates), the range is not left out but made
@@ -152,11 +164,13 @@ def point_range(point: Prediction, error: dict[str, dict[str, float]]) -> dict[s
     """Per figure, the interval that should hold the measured value 80% of the time: a prediction is
     ``measured × (1 + e)``, so the measured value lies in ``predicted / (1 + e)`` for e between the transfer's
     p90 and p10 signed error (``expected_error``)."""
-    ranges = {}
+    ranges: dict[str, list[float] | None] = {}
     for figure, metric in RANGE_METRICS.items():
         quantiles = error.get(metric) or UNMEASURED_ERROR
         value = getattr(point, figure)
-        ranges[figure] = [value / max(1.0 + quantiles["p90"], 1e-3), value / max(1.0 + quantiles["p10"], 1e-3)]
+        saturated = point.saturated and figure in LATENCY_FIGURES  # no steady latency to put a range on
+        ranges[figure] = None if saturated else [value / max(1.0 + quantiles["p90"], 1e-3),
+                                                 value / max(1.0 + quantiles["p10"], 1e-3)]  # fmt: skip
     return ranges
 
 

@@ -149,3 +149,21 @@ def test_engine_is_refused_for_a_source_measured_on_its_own_engine() -> None:
     with pytest.raises(InputError, match="engine"):
         predict_source("published:nim-trtllm-llama-3-8b-instruct-1xh100-fp8-2000in-2000out", 100, 10,
                        engine="vllm")  # fmt: skip
+
+
+def test_a_rate_above_capacity_says_so_and_shows_no_latency_it_cannot_have() -> None:
+    """A saturated open loop's queue grows for as long as requests come: its mean TTFT over the simulated run was
+    the run's length (125 million ms at 2 requests/s on one L4), printed as if the setup had it."""
+    result = _throughput("roofline:qwen3-8b@1xL4:bf16", "--input-tokens", "8000", "--output-tokens", "2000",
+                         "--concurrency", "1", "--rate", "0.004,2", "--json")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    payload = json.loads(result.stdout)
+    light, heavy = (p for p in payload["points"] if "rate" in p)
+    assert light["saturated"] is False and light["mean_ttft_ms"] > 0 and light["range"]["mean_ttft_ms"]
+    assert heavy["saturated"] is True and heavy["request_throughput"] > 0 and heavy["range"]["output_throughput"]
+    assert heavy["mean_ttft_ms"] is None and heavy["mean_tpot_ms"] is None and heavy["range"]["mean_ttft_ms"] is None
+    assert "saturated" not in payload["points"][0]  # a closed loop never is
+    assert any(note.startswith("saturated at 2 requests/s") for note in payload["notes"])
+    text = _throughput("roofline:qwen3-8b@1xL4:bf16", "--input-tokens", "8000", "--output-tokens", "2000",
+                       "--rate", "2")  # fmt: skip
+    assert text.returncode == 0 and "saturated at 2 requests/s" in text.stdout, text.stderr
