@@ -40,6 +40,10 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     parser.add_argument("--cached-prompt-fraction", type=float, default=0.0, metavar="F", help="share of each "
                         "prompt found in the engine's prefix cache (vLLM and SGLang cache prefixes by default); "
                         "that part is not prefilled again")  # fmt: skip
+    parser.add_argument("--kv-dtype", metavar="D", help="the KV cache's dtype of a roofline setup: bfloat16, "
+                        "float16, fp8 or nvfp4 (default: fp8 beside fp8 or nvfp4 weights, as TensorRT-LLM builds and "
+                        "NVIDIA's NVFP4 checkpoints keep it, else 16-bit; vLLM and SGLang keep a natively FP8 "
+                        "checkpoint's cache in bfloat16 unless --kv-cache-dtype fp8 is given)")  # fmt: skip
     for flag, meaning in (("--tensor-parallel", "GPUs each engine's tensor-parallel group spans (default: the "
                                                  "setup's GPUs over --data-parallel)"),
                           ("--expert-parallel", "GPUs of an engine its MoE experts are spread over (all-to-all "
@@ -76,7 +80,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     load = Load(concurrencies or None, rates, args.offline, args.cached_prompt_fraction)
     layout = Layout(args.tensor_parallel, args.expert_parallel or 1, args.data_parallel or 1)
     predicted = predict_source(args.source, args.input_tokens, args.output_tokens, load, engine=args.engine,
-                               layout=layout, db_path=args.db)  # fmt: skip
+                               layout=layout, kv_dtype=args.kv_dtype, db_path=args.db)  # fmt: skip
     return predicted.as_dict()
 
 
@@ -91,7 +95,8 @@ def render(payload: dict[str, Any]) -> str:
     error_line = (f"expected error ({payload['transfer']} transfer): requests/s {error_phrase(error)}" if error
                   else "expected error: not measured")
     head = (f"{payload['basis']}: {payload['source']} — {payload['model']} on {payload['gpus_per_replica']}x "
-            f"{payload['hardware']} ({payload['dtype']}, {payload['engine']}, "
+            f"{payload['hardware']} ({payload['dtype']}, KV {payload['kv_dtype'] or 'not simulated'}, "
+            f"{payload['engine']}, "
             + " ".join(f"{k.split('_')[0][0].upper()}P{v}" for k, v in payload["parallel"].items())
             + f"), {payload['input_len']:,} in / {payload['output_len']:,} out")
     return "\n".join([head, error_line, *payload["notes"], "", table(points, present)])

@@ -21,7 +21,7 @@ from functools import cache
 from pathlib import Path
 
 from infercost.errors import InputError
-from infercost.performance.architecture import DTYPES
+from infercost.performance.architecture import DTYPES, normalize_dtype
 from infercost.performance.calibrate import (
     LATENCY_FIGURES,
     PRIOR,
@@ -123,6 +123,7 @@ class PredictedProfile:
     engine: str = "vllm"  # the preset the simulation scheduled with (engine.ENGINE_PRESETS)
     cached_prompt_fraction: float = 0.0  # share of each prompt served from the engine's prefix cache
     layout: Layout | None = None  # None: one tensor-parallel group over the replica's GPUs
+    kv_dtype: str | None = None  # the KV cache's dtype the simulation sized and read (None: not simulated)
 
     @property
     def parallel(self) -> dict[str, int]:
@@ -135,7 +136,8 @@ class PredictedProfile:
         return {"basis": self.basis, "source": self.source, "model": self.model, "hardware": self.hardware,
                 "gpus_per_replica": self.gpus_per_replica, "dtype": self.dtype, "engine": self.engine,
                 "parallel": self.parallel, "input_len": self.input_len, "output_len": self.output_len,
-                "cached_prompt_fraction": self.cached_prompt_fraction, "transfer": self.transfer,
+                "kv_dtype": self.kv_dtype, "cached_prompt_fraction": self.cached_prompt_fraction,
+                "transfer": self.transfer,
                 "expected_error": self.expected_error, "coefficients": self.calibration.as_dict(),
                 "notes": [*self.notes, *saturation_notes(self.points)],
                 "points": [{**p.as_dict(), "range": point_range(p, self.expected_error)}
@@ -301,7 +303,7 @@ def predict_profile(profile: ThroughputProfile, input_len: int, output_len: int,
                             setup.dtype, input_len, output_len,
                             _levels(setup, calibration, input_len, output_len, levels, load), transfer,
                             error, calibration, notes, engine_preset(profile.engine)[0],
-                            setup.cached_prompt_fraction)  # fmt: skip
+                            setup.cached_prompt_fraction, kv_dtype=setup.kv_dtype or setup.dtype)  # fmt: skip
 
 
 def _reference(model: str, gpu: str, gpus: int, dtype: str, engine: str | None = None,
@@ -428,11 +430,13 @@ def engine_name(engine: str | None) -> str | None:
 
 def predict_roofline(
     model: str, gpu: str, gpus: int, dtype: str, input_len: int, output_len: int, load: Load = Load(), *,
-    engine: str | None = None, layout: Layout = Layout(),
+    engine: str | None = None, layout: Layout = Layout(), kv_dtype: str | None = None,
 ) -> PredictedProfile:  # fmt: skip
-    """A setup nobody measured: the nearest calibration moved to these GPUs (and to the engine asked for);
-    concurrencies whose KV caches do not fit are left out."""
+    """A setup nobody measured: the nearest calibration moved to these GPUs (and to the engine asked for), with
+    the KV cache in ``kv_dtype`` if given (``profiles.kv_dtype_for`` otherwise); concurrencies whose KV caches do not
+    fit are left out."""
     _check_shape(input_len, output_len)
+    kv_dtype = kv_cache_dtype(kv_dtype) if kv_dtype else None
     dtype, engine = weights_dtype(dtype), engine_name(engine)
     # an unknown GPU is refused first (engine_hardware), then an unknown model or dtype (setup_for)
     setup_for(model, engine_hardware(gpu, gpus, dtype), dtype, ENGINE_PRESETS["vllm"])
@@ -476,7 +480,8 @@ def predict_roofline(
                  "alone (75-80% of bandwidth, 50% of peak compute); its error is unknown"]  # fmt: skip
         transfer = "none"
     ranks = layout.data_parallel if engines == 1 else 1  # attention DP simulated as one engine: its ranks' batches
-    setup = _cached(replace(setup, expert_parallel=layout.expert_parallel, attention_data_parallel=ranks), load, notes)
+    setup = _cached(replace(setup, expert_parallel=layout.expert_parallel, attention_data_parallel=ranks,
+                            kv_dtype=kv_dtype or setup.kv_dtype), load, notes)  # fmt: skip
     notes.extend(upcast_note)
     if engines > 1:
         notes.append(f"{engines} data-parallel engines of {hardware.gpus} GPUs, each serving its share of the load")
@@ -502,20 +507,41 @@ def predict_roofline(
     scheduled = engine or (engine_preset(reference.engine)[0] if reference else "vllm")
     return PredictedProfile("roofline", spec, model, hardware.gpu, gpus, dtype, input_len, output_len, points,
                             transfer, error, calibration, notes, scheduled,
-                            setup.cached_prompt_fraction, layout)  # fmt: skip
+                            setup.cached_prompt_fraction, layout, setup.kv_dtype or dtype)  # fmt: skip
+
+
+# What a KV cache is kept in: 16 or 32-bit floats, FP8 (vLLM, SGLang and TensorRT-LLM's --kv-cache-dtype fp8) or
+# NVFP4 (TensorRT-LLM's nvfp4 on Blackwell); integer and MXFP4 caches are not what these engines keep.
+KV_CACHE_DTYPES = ("bfloat16", "float16", "float32", "fp8", "nvfp4")
+
+
+def kv_cache_dtype(asked: str) -> str | None:
+    """A KV-cache dtype as people write it (``bf16``, ``fp8_e4m3``; ``auto``: None, the default), or InputError
+    naming ``kv_dtype``."""
+    if asked.strip().lower() == "auto":
+        return None
+    try:
+        dtype = normalize_dtype(asked)
+    except InputError:
+        dtype = ""
+    if dtype not in KV_CACHE_DTYPES:
+        raise InputError("kv_dtype", f"unknown KV-cache dtype {asked!r}; known: {', '.join(KV_CACHE_DTYPES)}")
+    return dtype
 
 
 def predict_source(source: str, input_len: int, output_len: int, load: Load = Load(), *, engine: str | None = None,
-                   layout: Layout = Layout(), db_path: str | Path | None = None) -> PredictedProfile:  # fmt: skip
+                   layout: Layout = Layout(), kv_dtype: str | None = None,
+                   db_path: str | Path | None = None) -> PredictedProfile:  # fmt: skip
     """What ``python -m infercost throughput SOURCE`` answers: a run id, a bundled id, or a roofline spec."""
     if source.startswith("roofline:"):
         model, gpu, gpus, dtype = parse_roofline(source)
-        return predict_roofline(model, gpu, gpus, dtype, input_len, output_len, load, engine=engine, layout=layout)
-    for name, asked in (("engine", engine), ("tensor_parallel", layout != Layout())):
+        return predict_roofline(model, gpu, gpus, dtype, input_len, output_len, load, engine=engine, layout=layout,
+                                kv_dtype=kv_dtype)  # fmt: skip
+    for name, asked in (("engine", engine), ("tensor_parallel", layout != Layout()), ("kv_dtype", kv_dtype)):
         if asked:
-            raise InputError(name, "a run or a published table was measured on its own engine and layout; "
-                                   "--engine and the parallel flags choose those of a roofline:MODEL@NxGPU:DTYPE "
-                                   "setup")  # fmt: skip
+            raise InputError(name, "a run or a published table was measured on its own engine, layout and KV "
+                                   "cache; --engine, the parallel flags and --kv-dtype choose those of a "
+                                   "roofline:MODEL@NxGPU:DTYPE setup")  # fmt: skip
     profile = find_profile(source, db_path)
     if profile.offline:
         raise InputError("source", f"{source} is an offline maximum-throughput table (no latencies); name a "

@@ -167,3 +167,28 @@ def test_a_rate_above_capacity_says_so_and_shows_no_latency_it_cannot_have() -> 
     text = _throughput("roofline:qwen3-8b@1xL4:bf16", "--input-tokens", "8000", "--output-tokens", "2000",
                        "--rate", "2")  # fmt: skip
     assert text.returncode == 0 and "saturated at 2 requests/s" in text.stdout, text.stderr
+
+
+def test_the_kv_cache_dtype_is_the_answers_and_sizes_the_cache() -> None:
+    """Issue 22 item 10's --kv-dtype: vLLM and SGLang keep a natively FP8 checkpoint's cache (DeepSeek-R1's) in
+    bfloat16 unless told otherwise; at 16 bits half the tokens fit and each is read at twice the bytes."""
+    def run(*extra: str) -> dict:
+        result = _throughput("roofline:deepseek-r1@8xH200:fp8", "--engine", "vllm", "--input-tokens", "8000",
+                             "--output-tokens", "1000", "--concurrency", "16,128", *extra, "--json")  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        return json.loads(result.stdout)
+
+    default, sixteen = run(), run("--kv-dtype", "bf16")
+    assert default["kv_dtype"] == "fp8" and sixteen["kv_dtype"] == "bfloat16"
+    assert [p["concurrency"] for p in default["points"]] == [16, 128]
+    assert [p["concurrency"] for p in sixteen["points"]] == [16]  # 128 x 9,000 tokens fit only at 8 bits
+    assert sixteen["points"][0]["mean_tpot_ms"] > default["points"][0]["mean_tpot_ms"]
+    assert any("holds" in note and "tokens" in note for note in sixteen["notes"])
+    for bad, field in (("int4", "kv_dtype"), ("mxfp4", "kv_dtype")):
+        refused = _throughput("roofline:deepseek-r1@8xH200:fp8", "--kv-dtype", bad, "--input-tokens", "10",
+                              "--output-tokens", "10")  # fmt: skip
+        assert refused.returncode == 2 and refused.stderr.strip().startswith(f"error: {field}:"), refused.stderr
+        assert "\n" not in refused.stderr.strip()
+    measured = _throughput("published:nim-trtllm-llama-3-8b-instruct-1xh100-fp8-200in-1000out", "--kv-dtype", "fp8",
+                           "--input-tokens", "10", "--output-tokens", "10")  # fmt: skip
+    assert measured.returncode == 2 and "error: kv_dtype:" in measured.stderr
