@@ -33,6 +33,7 @@ from infercost.performance.engine import (
     COMMUNICATION,
     COMPUTE,
     FEATURES,
+    REQUEST,
     TENSOR_PARALLEL_WEIGHTS_EXPONENT,
     WAIT,
     WEIGHTS,
@@ -260,9 +261,15 @@ def roofline_floor(setup: Setup) -> NDArray:
 def prior_for(setup: Setup) -> NDArray:
     """The priors in this setup's units: the per-step and per-sequence times of a dense setup are per GPU of the
     group (see ``engine.step_cost``), so a group's 0.3 ms a step is 0.3 / gpus per GPU; a MoE setup's are the
-    group's, and their own (``MOE_PRIOR``)."""
+    group's, and their own (``MOE_PRIOR``, with the engine's compute and request latency where it has them:
+    ``EngineConfig.moe_compute_prior``)."""
     prior = (MOE_PRIOR if setup.shape.num_experts else PRIOR).copy()
     prior[PER_GPU] /= setup.cost.group_gpus
+    if setup.shape.num_experts:
+        for feature, engines_own in ((COMPUTE, setup.engine.moe_compute_prior),
+                                     (REQUEST, setup.engine.moe_request_ms_prior)):  # fmt: skip
+            if engines_own is not None:
+                prior[feature] = engines_own
     return prior
 
 

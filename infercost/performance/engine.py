@@ -129,9 +129,19 @@ class EngineConfig:
     # the TTFT correction takes (``calibrate._ttft_correction``) where a calibration's points have one prompt length
     # and cannot tell. The median fitted slope of the engine's bundled setups whose points have several
     # (``validation.prompt_slopes``; python -m bench.held_out_accuracy prints them), for dense models and for MoE
-    # models apart: their quartiles hardly overlap (TensorRT-LLM dense 0.13 to 0.29, MoE -0.05 to 0.11).
+    # models apart: their quartiles hardly overlap (TensorRT-LLM dense 0.13 to 0.29, MoE -0.06 to 0.11).
     ttft_prompt_slope: float = 0.0
     moe_ttft_prompt_slope: float = 0.0
+    # Where a MoE setup's prompt time goes under this engine, as the priors of its fit (``calibrate.prior_for``): its
+    # compute (x roofline) and each request's own latency outside the steps, the medians of the engine's MoE setups
+    # whose points identify them (``validation.moe_coefficients``, per engine; None: ``calibrate.MOE_PRIOR``'s, the
+    # median over every engine). The engines part: SGLang 4.5x and 35 ms (quartiles 2.2-6.2x, 3-117 ms), TensorRT-LLM
+    # 2.7x and 32 ms (1.8-3.1x, 4-67 ms), vLLM 1.6x and none (1.3-1.9x, 0-7 ms). With one prompt length a fit cannot
+    # tell the two apart, and the pooled prior put SGLang's prefill into a per-request latency carried whole to
+    # other prompt lengths (DeepSeek-V3 on 8 B300s fitted at 8,192 tokens: 1.5 s a request, 1,673 ms predicted at
+    # 1,024 where 291 ms was measured).
+    moe_compute_prior: float | None = None
+    moe_request_ms_prior: float | None = None
     # How the KV cache keeps a model's windowed layers (sliding-window or chunked attention: gpt-oss, Llama-4,
     # Gemma-3), in tokens held per token of the full-attention layers' cache: 1 as if they were full layers (one page
     # layout for every layer, vLLM before its hybrid KV cache manager); SGLang's hybrid SWA pool, sized at
@@ -184,28 +194,29 @@ ENGINE_PRESETS: dict[str, EngineConfig] = {
     # leaving one shape out, dense throughput / TPOT median 11.5% / 15.9% -> 8.2% / 9.1%, MoE 9.1% / 10.9% ->
     # 8.4% / 9.3% (dense TTFT from one table went the other way, 32% -> 43%).
     # Its TTFT grows with the prompt beyond the steps as vLLM's does, a dense model's more than a MoE model's
-    # (setups of several prompt lengths: dense 21, 0.162, quartiles 0.13 and 0.29; MoE 39, 0.004, quartiles -0.05
+    # (setups of several prompt lengths: dense 21, 0.162, quartiles 0.13 and 0.29; MoE 39, 0.001, quartiles -0.06
     # and 0.11; NIM's 12: -0.02).
     "tensorrt-llm": replace(NIM_ENGINE, max_batch=2048, max_batched_tokens=8192, ttft_prompt_slope=0.162,
-                            moe_ttft_prompt_slope=0.004, mixed_steps_fixed=True),
+                            moe_ttft_prompt_slope=0.001, moe_compute_prior=2.66, moe_request_ms_prior=32.2,
+                            mixed_steps_fixed=True),
     # vLLM V1's server: max_num_seqs 1024 and max_num_batched_tokens 8192 on a GPU of 70 GiB or more other than an
     # A100, 256 and 2048 on the others (EngineArgs.get_batch_defaults, vllm-project/vllm at 99d7eb5,
     # vllm/engine/arg_utils.py); chunked prefill on, KV blocks on demand. The cap was 256 here before: SGLang's and
     # vLLM's held-out sweeps run 512 users, which it queued into TTFTs of 20 s against 3 s measured. Its TTFT grows
     # with prompt length as (length)^0.32 beyond the steps for a dense model, ^0.04 for a MoE model (setups of
     # several prompt lengths: dense 22, quartiles 0.14 and 0.38; MoE 52, quartiles -0.00 and 0.15; SGLang's -0.18
-    # for 8 dense setups, -0.035 for 32 MoE): time outside the steps that grows with the prompt, or prefill slower
+    # for 8 dense setups, -0.056 for 32 MoE): time outside the steps that grows with the prompt, or prefill slower
     # than the fit can tell from decoding (the cause is not measured separately).
     "vllm": EngineConfig(max_batch=1024, max_batched_tokens=8192, chunked_prefill=True, reserve_full_kv=False,
                          prefix_caching=True, small_gpu_batch=256, small_gpu_batched_tokens=2048,
-                         ttft_prompt_slope=0.319, moe_ttft_prompt_slope=0.038, window_cache=0.0,
-                         mixed_steps_fixed=True),
+                         ttft_prompt_slope=0.319, moe_ttft_prompt_slope=0.038, moe_compute_prior=1.62,
+                         moe_request_ms_prior=0.0, window_cache=0.0, mixed_steps_fixed=True),
     # SGLang: chunked_prefill_size 8192 on GPUs under 160 GB (H100, H200), 16384 on larger ones (B200, MI300X), and
     # no running-request cap but the memory pool's (max_running_requests unset: at least 2048 request slots); in
     # sgl-project/sglang at 469c63e, python/sglang/srt/server_args.py and model_runner.py.
     "sglang": EngineConfig(max_batch=2048, max_batched_tokens=8192, chunked_prefill=True, reserve_full_kv=False,
                            prefix_caching=True, large_gpu_batched_tokens=16384, ttft_prompt_slope=-0.179,
-                           moe_ttft_prompt_slope=-0.035,
+                           moe_ttft_prompt_slope=-0.056, moe_compute_prior=4.5, moe_request_ms_prior=34.6,
                            window_cache=0.8, budget_per_rank=False),
 }
 LARGE_GPU_GB = 160 * 1024 * 2**20 / 1e9  # SGLang's tier for a larger chunked prefill (gpu_mem >= 160 * 1024 MiB)

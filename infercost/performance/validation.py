@@ -41,7 +41,7 @@ from infercost.performance.calibrate import (
     predict_concurrency,
     predict_offline,
 )
-from infercost.performance.engine import COMPUTE, FEATURES, NIM_ENGINE, WEIGHTS, engine_preset
+from infercost.performance.engine import COMPUTE, FEATURES, NIM_ENGINE, REQUEST, WEIGHTS, engine_preset
 
 METRICS = ("request_throughput", "mean_ttft_ms", "p95_ttft_ms", "mean_tpot_ms", "p95_tpot_ms")
 TRANSFERS = ("shape", "one_shape", "gpu")
@@ -199,38 +199,60 @@ IDENTIFYING_LEVELS = 4
 IDENTIFYING_SPAN = 8
 
 
-def identifying_fits(tables: Sequence[Table], moe: bool) -> list[tuple[Setup, NDArray]]:
+@dataclass(frozen=True)
+class IdentifyingFit:
+    """A setup whose points identify its coefficients, the engine its tables were measured on, and its fit."""
+
+    engine: str
+    setup: Setup
+    coefficients: NDArray
+
+
+def identifying_fits(tables: Sequence[Table], moe: bool) -> list[IdentifyingFit]:
     """Each MoE (or dense) setup whose points identify its coefficients (``IDENTIFYING_LEVELS`` levels spanning
     ``IDENTIFYING_SPAN`` times or more), with its fitted coefficients. Each is fitted towards the dense priors, not
     towards the MoE medians these give: a prior pulls even a rich fit a little, and fitted towards their own medians
     the weakly identified ones crept on from run to run (compute 2.2, 2.4, 2.6, 2.9, 3.1 x its roofline)."""
     fits = []
-    for members in group_tables(tables).values():
+    for group, members in group_tables(tables).items():
         levels = sorted({o.concurrency for table in members for o in table.observations})
         if (bool(members[0].setup.shape.num_experts) == moe and len(levels) >= IDENTIFYING_LEVELS
                 and levels[-1] >= IDENTIFYING_SPAN * levels[0]):
-            fits.append((members[0].setup, fit_tables(members, priors=PRIOR).coefficients))
+            fits.append(IdentifyingFit(group[1].split()[0], members[0].setup,
+                                       fit_tables(members, priors=PRIOR).coefficients))  # fmt: skip
     return fits
 
 
-def _median_by(fits: list[tuple[Setup, NDArray]], feature: int, prefix: str, dtype: str | None = None,
-               ) -> dict[str, float]:  # fmt: skip
-    """One coefficient's median per GPU generation (``engine.Hardware.generation``), of the setups in ``dtype``."""
+def _median_by(fits: list[IdentifyingFit], feature: int, prefix: str, key: Callable[[IdentifyingFit], str],
+               dtype: str | None = None) -> dict[str, float]:  # fmt: skip
+    """One coefficient's median per ``key`` (a GPU generation, an engine), of the setups in ``dtype``."""
     values = defaultdict(list)
-    for setup, coefficients in fits:
-        if dtype is None or setup.dtype == dtype:
-            values[setup.hardware.generation or "unknown"].append(float(coefficients[feature]))
-    return {f"{prefix}_{generation}": float(np.median(found)) for generation, found in sorted(values.items())}
+    for found in fits:
+        if dtype is None or found.setup.dtype == dtype:
+            values[key(found)].append(float(found.coefficients[feature]))
+    return {f"{prefix}_{name}": float(np.median(value)) for name, value in sorted(values.items())}
+
+
+def _generation(found: IdentifyingFit) -> str:
+    return found.setup.hardware.generation or "unknown"
+
+
+def _engine(found: IdentifyingFit) -> str:
+    return found.engine
 
 
 def moe_coefficients(tables: Sequence[Table]) -> dict[str, float]:
     """The median fitted coefficients of the MoE setups whose points identify them (``identifying_fits``): the
-    priors a MoE setup with fewer points is fitted towards (``calibrate.MOE_PRIOR``); and their compute per GPU
-    generation, ``engine.MOE_COMPUTE_SHARE`` applied (alike where the share is right)."""
+    priors a MoE setup with fewer points is fitted towards (``calibrate.MOE_PRIOR``); their compute per GPU
+    generation, ``engine.MOE_COMPUTE_SHARE`` applied (alike where the share is right); and their compute and request
+    latency per engine (``EngineConfig.moe_compute_prior``, ``moe_request_ms_prior``)."""
     fits = identifying_fits(tables, moe=True)
-    medians = np.median(np.array([coefficients[FITTED] for _, coefficients in fits]), axis=0) if fits else []
+    medians = np.median(np.array([each.coefficients[FITTED] for each in fits]), axis=0) if fits else []
     return {"setups": len(fits), **{name: float(m) for name, m in zip(FEATURES[FITTED], medians, strict=False)},
-            **_median_by(fits, COMPUTE, "compute_ms")}  # fmt: skip
+            **_median_by(fits, COMPUTE, "compute_ms", _generation),
+            **{f"setups_{engine}": sum(each.engine == engine for each in fits) for engine in {e.engine for e in fits}},
+            **_median_by(fits, COMPUTE, "compute_ms", _engine),
+            **_median_by(fits, REQUEST, "request_ms", _engine)}  # fmt: skip
 
 
 def dense_weight_reads(tables: Sequence[Table]) -> dict[str, float]:
@@ -238,7 +260,8 @@ def dense_weight_reads(tables: Sequence[Table]) -> dict[str, float]:
     ``engine.DENSE_WEIGHT_READ_SHARE`` applied (alike where the share is right). FP8 is the format both Hopper and
     Blackwell run natively, so the generations compare like for like."""
     fits = identifying_fits(tables, moe=False)
-    return {"setups": sum(setup.dtype == "fp8" for setup, _ in fits), **_median_by(fits, WEIGHTS, "weights_ms", "fp8")}
+    return {"setups": sum(each.setup.dtype == "fp8" for each in fits),
+            **_median_by(fits, WEIGHTS, "weights_ms", _generation, "fp8")}  # fmt: skip
 
 
 def engine_transfer(tables: Sequence[Table], errors_for: Callable[[str], Errors]) -> None:
