@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -201,7 +201,8 @@ IDENTIFYING_SPAN = 8
 
 @dataclass(frozen=True)
 class IdentifyingFit:
-    """A setup whose points identify its coefficients, the engine its tables were measured on, and its fit."""
+    """A setup whose points identify its coefficients, the engine preset its tables were measured on
+    (``engine.engine_preset``, as ``prompt_slopes`` keys them), and its fit."""
 
     engine: str
     setup: Setup
@@ -218,7 +219,7 @@ def identifying_fits(tables: Sequence[Table], moe: bool) -> list[IdentifyingFit]
         levels = sorted({o.concurrency for table in members for o in table.observations})
         if (bool(members[0].setup.shape.num_experts) == moe and len(levels) >= IDENTIFYING_LEVELS
                 and levels[-1] >= IDENTIFYING_SPAN * levels[0]):
-            fits.append(IdentifyingFit(group[1].split()[0], members[0].setup,
+            fits.append(IdentifyingFit(engine_preset(group[1])[0], members[0].setup,
                                        fit_tables(members, priors=PRIOR).coefficients))  # fmt: skip
     return fits
 
@@ -250,7 +251,7 @@ def moe_coefficients(tables: Sequence[Table]) -> dict[str, float]:
     medians = np.median(np.array([each.coefficients[FITTED] for each in fits]), axis=0) if fits else []
     return {"setups": len(fits), **{name: float(m) for name, m in zip(FEATURES[FITTED], medians, strict=False)},
             **_median_by(fits, COMPUTE, "compute_ms", _generation),
-            **{f"setups_{engine}": sum(each.engine == engine for each in fits) for engine in {e.engine for e in fits}},
+            **{f"setups_{engine}": count for engine, count in Counter(each.engine for each in fits).items()},
             **_median_by(fits, COMPUTE, "compute_ms", _engine),
             **_median_by(fits, REQUEST, "request_ms", _engine)}  # fmt: skip
 
