@@ -139,7 +139,7 @@ class PredictedProfile:
                 "kv_dtype": self.kv_dtype, "cached_prompt_fraction": self.cached_prompt_fraction,
                 "transfer": self.transfer,
                 "expected_error": self.expected_error, "coefficients": self.calibration.as_dict(),
-                "notes": [*self.notes, *saturation_notes(self.points)],
+                "notes": [*self.notes, *one_sided_notes(self.expected_error), *saturation_notes(self.points)],
                 "points": [{**p.as_dict(), "range": point_range(p, self.expected_error)}
                            for p in self.points]}  # fmt: skip
 
@@ -153,6 +153,27 @@ def saturation_notes(points: Sequence[Prediction]) -> list[str]:
     listed = ", ".join(f"{p.level:g}" for p in rates)
     return [f"saturated at {listed} requests/s: the setup serves about {most:.3g} requests/s at most, so requests "
             "queue for as long as they keep coming and latency has no steady value (left blank)"]
+
+
+METRIC_WORDS = {"request_throughput": "throughput", "mean_ttft_ms": "mean TTFT", "mean_tpot_ms": "mean TPOT"}
+
+
+def one_sided_notes(error: dict[str, dict[str, float]]) -> list[str]:
+    """Where every held-out prediction of this kind erred the same way (p10 and p90 of the signed error on one side
+    of zero: SGLang's dense TTFTs, predicted from another engine's calibration, were 1.8-7x the prediction), the
+    range lies wholly above or below the figure. Said in words, so that a figure outside its own range reads as
+    what it is: the simulation's value, with where the measured one was found."""
+    notes = []
+    for metric, words in METRIC_WORDS.items():
+        row = error.get(metric) or {}
+        low, high = row.get("p10"), row.get("p90")
+        if low is None or high is None or low <= 0 <= high:
+            continue
+        side = "below" if low > 0 else "above"
+        notes.append(f"{words}: this kind of prediction erred one way on the held-out tables, so its range lies "
+                     f"{side} the figure: measured values were {1 / (1 + high):.2g} to {1 / (1 + low):.2g} times "
+                     "the predicted one (p10 to p90)")
+    return notes
 
 
 # Where no transfer of this kind was ever measured (a model no table calibrates), the range is not left out but made

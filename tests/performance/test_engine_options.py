@@ -12,7 +12,7 @@ import pytest
 
 from infercost.errors import InputError
 from infercost.performance.calibrate import Prediction
-from infercost.performance.predict import UNMEASURED_ERROR, Load, point_range, predict_roofline
+from infercost.performance.predict import UNMEASURED_ERROR, Load, one_sided_notes, point_range, predict_roofline
 from infercost.performance.validation import held_out_coverage
 
 LLAMA_8B = ("meta-llama/Llama-3.1-8B-Instruct", "H100 SXM", 1, "fp8")
@@ -45,6 +45,31 @@ def test_a_range_is_the_measured_value_under_the_transfers_p10_and_p90_error() -
     assert ranges["mean_ttft_ms"] == pytest.approx([50.0, 100.0])
     unmeasured = 1 + UNMEASURED_ERROR["p90"], 1 + UNMEASURED_ERROR["p10"]
     assert ranges["mean_tpot_ms"] == pytest.approx([10.0 / unmeasured[0], 10.0 / unmeasured[1]])  # wide, not absent
+
+
+def test_a_range_on_one_side_of_its_figure_is_said_in_words() -> None:
+    error = {"request_throughput": {"p10": -0.2, "p90": 0.25}, "mean_ttft_ms": {"p10": -0.8, "p90": -0.5},
+             "mean_tpot_ms": {"p10": 0.1, "p90": 0.6}}  # fmt: skip
+    notes = one_sided_notes(error)
+    assert len(notes) == 2
+    assert notes[0].startswith("mean TTFT:") and "above the figure" in notes[0] and "2 to 5 times" in notes[0]
+    assert notes[1].startswith("mean TPOT:") and "below the figure" in notes[1] and "0.62 to 0.91 times" in notes[1]
+
+
+@pytest.mark.parametrize("engine", ["sglang", "vllm", "trtllm"])
+def test_a_figure_outside_its_own_range_comes_with_a_note(engine: str) -> None:
+    """Found by a random sweep of ``throughput``: Llama-3.1-70B under SGLang, calibrated on NIM, predicted a 10 ms
+    TTFT with a range of 19-80 ms and said nothing of it."""
+    result = _throughput("roofline:llama-3.1-70b@4xGB300:fp8", "--input-tokens", "128", "--output-tokens", "1000",
+                         "--concurrency", "1,8", "--engine", engine, "--json")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    payload = json.loads(result.stdout)
+    for figure, words in (("output_throughput", "throughput"), ("mean_ttft_ms", "mean TTFT"),
+                          ("mean_tpot_ms", "mean TPOT")):  # fmt: skip
+        outside = {not (point["range"][figure][0] <= point[figure] <= point["range"][figure][1])
+                   for point in payload["points"]}  # fmt: skip
+        noted = any(note.startswith(f"{words}:") for note in payload["notes"])
+        assert outside == {noted}, (figure, payload["notes"])
 
 
 def test_coverage_is_taken_on_setups_the_range_was_not_measured_on() -> None:
