@@ -54,7 +54,7 @@ from infercost.performance.profiles import (
     weights_dtype,
 )
 from infercost.performance.roofline import ModelShape
-from infercost.performance.validation import Table, fit_tables, group_tables, nearness, richness
+from infercost.performance.validation import Table, fit_tables, group_tables, source_rank
 from infercost.pricing import GpuSpec, gpu_spec
 
 DEFAULT_CONCURRENCIES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
@@ -330,26 +330,27 @@ def predict_profile(profile: ThroughputProfile, input_len: int, output_len: int,
 def _reference(model: str, gpu: str, gpus: int, dtype: str, engine: str | None = None,
                layout: Layout = Layout()) -> ThroughputProfile | None:  # fmt: skip
     """The measured or published profile nearest to a setup: same model, then the engine asked for, then same bytes
-    per weight, then ``validation.nearness`` (same GPU, nearest GPU count and layout), then measured before
-    published. The calibration set first; for a model it lacks (today's MoE models), the published tables kept out
-    of it (``held_out_tables``), chosen by the rule the held-out ``nearest`` transfer was measured with."""
+    per weight, then ``validation.source_rank`` (same GPU, points at more than one load, same layout, nearest GPU
+    count, the most data), then measured before published. The calibration set first; for a model it lacks (today's
+    MoE models), the published tables kept out of it (``held_out_tables``), chosen by the rule the held-out
+    ``nearest`` transfer was measured with."""
     wanted = find_bundled(model)
     candidates = [p for p in closed_loop_profiles() if find_bundled(p.model) == wanted and p.input_len]
     same_width = {"float16": "bfloat16", "bfloat16": "float16"}
     target = (gpu, gpus, layout_tag(layout))
 
-    def near(p: ThroughputProfile) -> tuple[object, ...]:
+    def near(p: ThroughputProfile, points: Sequence[Observation]) -> tuple[object, ...]:
         width = weights_dtype(published_dtype(p))  # AIConfigurator's "fp4" is NVFP4 (gpt-oss's: MXFP4)
         other_engine = engine is not None and engine_preset(p.engine)[0] != engine
         return (other_engine, width not in (dtype, same_width.get(dtype)),
-                *nearness((p.hardware, p.gpus_per_replica, layout_tag(p)), target))  # fmt: skip
+                *source_rank((p.hardware, p.gpus_per_replica, layout_tag(p)), target, points))  # fmt: skip
 
     usable = [p for p in candidates if _usable(p)]
     if usable:
-        return min(usable, key=lambda p: (*near(p), p.basis != "measured"))
+        return min(usable, key=lambda p: (*near(p, observations(p)), p.basis != "measured"))
     held_out = [t for t in held_out_tables().values() if find_bundled(t.profile.model) == wanted]
     observed = _group_observations()
-    best = min(held_out, key=lambda t: (*near(t.profile), *richness(observed[t.table.group])), default=None)
+    best = min(held_out, key=lambda t: near(t.profile, observed[t.table.group]), default=None)
     return best.profile if best else None
 
 

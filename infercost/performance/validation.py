@@ -9,8 +9,9 @@ The transfers a person makes when sizing a workload:
 - ``gpu``: a table predicted from every table of the same model and dtype on *other* hardware (GPU type or count)
   or layout, the fitted coefficients moved to this table's GPUs and simulated in its layout (as ``predict_roofline``
   simulates the layout asked for): every pair, the far ones too (64 GB200s to 4 B200s).
-- ``nearest``: the same from the one other setup a roofline prediction would be calibrated on (``nearness``: the
-  same GPU type, then the nearest GPU count and layout; then ``richness``): the GPU transfer as infercost makes it.
+- ``nearest``: the same from the one other setup a roofline prediction would be calibrated on (``source_rank``:
+  the same GPU type, points at more than one load, the same layout, the nearest GPU count, then the most data): the
+  GPU transfer as infercost makes it.
 - ``engine_version`` and ``engine``: a table predicted from the same model and weights on the same GPUs and layout,
   served by another release of its engine, or by another engine whose fitted step costs are scheduled as this
   engine schedules (what ``throughput --engine`` does with a calibration of another engine).
@@ -308,16 +309,18 @@ def _same_weights_and_gpus(source: Table, target: Table) -> bool:
 Placement = tuple[str, int, tuple[str, ...]]  # GPU type, GPUs a replica, layout tag (``profiles.layout_tag``)
 
 
-def nearness(source: Placement, target: Placement) -> tuple[bool, float, bool]:
-    """How far a calibration's setup is from the one it would be moved to, smaller first: another GPU type, the
-    GPU counts' ratio (in doublings), another layout. Moved between far GPU counts the held-out MoE tables erred
-    most, so the nearest count and layout go before the most data (``richness``)."""
-    return source[0].lower() != target[0].lower(), abs(math.log2(source[1] / target[1])), source[2] != target[2]
-
-
-def richness(observations: Sequence[Observation]) -> tuple[bool, int]:
-    """More of a setup's points, and some at a few users, make a sounder calibration than one point at 512."""
-    return not any(o.concurrency <= 16 for o in observations), -len(observations)
+def source_rank(source: Placement, target: Placement, observations: Sequence[Observation]) -> tuple[object, ...]:
+    """Which setup a calibration is taken from, best first: the same GPU type; then one measured at more than one
+    concurrency level (one level cannot tell a step's fixed cost from a sequence's: DeepSeek-R1 on 4x B200 under
+    attention DP, fitted on its one point at 256 users and moved to plain TP4, decoded 4 users at 2.0 ms a token where
+    7.9 ms was measured); the same layout (attention DP queues and prefills prompts its own way: from DP4 to TP4 on the
+    same GPUs, TTFT came out 3x the measured); the nearest GPU count (in doublings); then points at a few users (a
+    calibration on nothing but a queue at 512 users puts that queue into every request) and the most points.
+    Held-out MoE nearest transfer, TensorRT-LLM throughput / TTFT / TPOT median 12.2% / 37.2% / 12.7% -> 10.6% /
+    32.1% / 11.1% (the count went before the layout, and a one-level setup counted as any other, until now)."""
+    levels = {o.concurrency for o in observations}
+    return (source[0].lower() != target[0].lower(), len(levels) < 2, source[2] != target[2],
+            abs(math.log2(source[1] / target[1])), not any(c <= 16 for c in levels), -len(observations))
 
 
 def placement(table: Table) -> Placement:
@@ -332,8 +335,8 @@ def _gpu_transfer(groups: dict[tuple[str, ...], list[Table]], errors: Errors, tr
     ratios = []
     for target_group, targets in groups.items():
         family = [g for g, sources in groups.items() if g != target_group and sources[0].family == targets[0].family]
-        nearest = min(family, key=lambda g: (*nearness(placement(groups[g][0]), placement(targets[0])),
-                                             *richness([o for table in groups[g] for o in table.observations])),
+        nearest = min(family, key=lambda g: source_rank(placement(groups[g][0]), placement(targets[0]),
+                                                        [o for table in groups[g] for o in table.observations]),
                       default=None)  # fmt: skip
         for source_group in family:
             scored = [t for t in ("gpu", "nearest") if t in transfers and (t == "gpu" or source_group == nearest)]

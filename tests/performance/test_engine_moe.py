@@ -285,18 +285,18 @@ def test_the_weight_floor_leaves_out_the_tensor_parallel_penalty_the_feature_car
         assert floor * gpus ** (1 - TENSOR_PARALLEL_WEIGHTS_EXPONENT) == pytest.approx(1.0)
 
 
-def test_a_calibration_is_as_near_as_the_gpu_type_then_count_then_layout_then_data_allow() -> None:
-    from infercost.performance.validation import nearness, richness
+def test_a_calibration_is_taken_from_the_same_gpu_type_then_several_loads_then_layout_then_count_then_data() -> None:
+    from infercost.performance.validation import source_rank
 
-    few_users = [Observation(4, 1024, 1024, 1.0)]
+    few_users = [Observation(4, 1024, 1024, 1.0), Observation(16, 1024, 1024, 3.0)]
     many_users = [Observation(512, 1024, 1024, 9.0), Observation(256, 1024, 1024, 8.0)]
+    one_load = [Observation(256, 1024, 1024, 8.0), Observation(256, 8192, 1024, 4.0)]  # two shapes, one load
     target = ("B200", 8, ())
-    ranked = sorted([(("GB200", 8, ()), few_users), (("B200", 64, ()), few_users), (("B200", 16, ("ep4",)), few_users),
-                     (("B200", 4, ()), many_users), (("B200", 4, ()), few_users)],
-                    key=lambda c: (*nearness(c[0], target), *richness(c[1])))  # fmt: skip
-    assert [(where, len(points)) for where, points in ranked] == [
-        (("B200", 4, ()), 1), (("B200", 4, ()), 2), (("B200", 16, ("ep4",)), 1), (("B200", 64, ()), 1),
-        (("GB200", 8, ()), 1)]  # fmt: skip
+    candidates = {"GB200 x8": (("GB200", 8, ()), few_users), "one load": (("B200", 8, ()), one_load),
+                  "DP8": (("B200", 8, ("dp8 ep8",)), few_users), "x4 at 512": (("B200", 4, ()), many_users),
+                  "x16": (("B200", 16, ()), few_users)}  # fmt: skip
+    ranked = sorted(candidates, key=lambda name: source_rank(candidates[name][0], target, candidates[name][1]))
+    assert ranked == ["x16", "x4 at 512", "DP8", "one load", "GB200 x8"]
 
 
 @pytest.mark.parametrize(("setup", "calibrated_on"), [
@@ -531,3 +531,4 @@ def test_under_attention_data_parallelism_a_prompt_alone_waits_for_its_own_rank(
     assert spread == pytest.approx(8 * one)  # eight prompts, as one engine over the GPUs would take them
     assert tensor.cost.rank_prefill([(0, 4096, 0)]) == pytest.approx(tensor.cost.prefill(4096, 0))
     assert 0 < experts < one[compute]
+
