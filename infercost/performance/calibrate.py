@@ -218,30 +218,33 @@ class Calibration:
     engine: EngineConfig | None = None  # the scheduling the fit chose; None: the setup's own
     ttft_correction: NDArray | None = None  # on _load_terms: log(measured / simulated) mean TTFT
     notes: list[str] = field(default_factory=list)
+    ttft_users: tuple[float, float] | None = None  # the fewest and most users the correction was fitted on
 
     def to_json(self) -> dict[str, object]:
         return {"coefficients": self.as_dict(), "points": self.points, "p95_ttft_noise": self.p95_ttft_noise,
                 "p95_tpot_noise": self.p95_tpot_noise,
                 "engine": None if self.engine is None else asdict(self.engine),
-                "ttft_correction": None if self.ttft_correction is None else self.ttft_correction.tolist()}  # fmt: skip
+                "ttft_correction": None if self.ttft_correction is None else self.ttft_correction.tolist(),
+                "ttft_users": None if self.ttft_users is None else list(self.ttft_users)}  # fmt: skip
 
     @classmethod
     def from_json(cls, document: dict[str, Any]) -> Calibration:
         engine = document.get("engine")
-        correction = document.get("ttft_correction")
+        correction, users = document.get("ttft_correction"), document.get("ttft_users")
         coefficients = document["coefficients"]
         return cls(np.array([coefficients.get(name, fixed) for name, fixed in zip(FEATURES, PRIOR, strict=True)]),
                    int(document["points"]),
                    float(document.get("p95_ttft_noise", 0.0)), float(document.get("p95_tpot_noise", 0.0)),
                    None if engine is None else EngineConfig(**engine),
-                   None if correction is None else np.array(correction))  # fmt: skip
+                   None if correction is None else np.array(correction),
+                   ttft_users=None if users is None else (float(users[0]), float(users[1])))  # fmt: skip
 
     def under_another_engine(self) -> Calibration:
         """The fitted step costs, scheduled by the setup's own engine preset, without the TTFT correction: that
         carried how the measured engine queues prompts, which another engine does its own way (held out, moving
         between engines, MoE mean TTFT median 57% -> 49% on vLLM, 75% -> 66% on SGLang, 109% -> 92% on
         TensorRT-LLM; dense TensorRT-LLM 147% -> 158%)."""
-        return replace(self, engine=None, ttft_correction=None)
+        return replace(self, engine=None, ttft_correction=None, ttft_users=None)
 
     def applied_to(self, setup: Setup) -> Setup:
         return setup if self.engine is None else replace(setup, engine=self.engine)
@@ -310,7 +313,9 @@ def fit(setup: Setup, observations: Sequence[Observation], priors: NDArray | Non
     slope = chosen.engine.prompt_slope(moe=bool(setup.shape.num_experts))
     correction = _ttft_correction(traces, observations, coefficients, slope)
     noise = _tail_noise(traces, observations, coefficients, correction)
-    return Calibration(coefficients, len(observations), *noise, engine=chosen.engine, ttft_correction=correction)
+    users = [o.concurrency for o in observations if o.mean_ttft_ms]
+    return Calibration(coefficients, len(observations), *noise, engine=chosen.engine, ttft_correction=correction,
+                       ttft_users=(min(users), max(users)) if users else None)  # fmt: skip
 
 
 def _load_terms(concurrency: float, input_len: float) -> NDArray:
@@ -426,11 +431,16 @@ def _crowding(concurrency: float) -> float:
     return 1.0 - 1.0 / concurrency
 
 
-def _ttft_factor(correction: NDArray | None, concurrency: float, input_len: float) -> float:
+def _ttft_factor(correction: NDArray | None, concurrency: float, input_len: float,
+                 users: tuple[float, float] | None = None) -> float:  # fmt: skip
     """What the fitted TTFT correction multiplies a closed loop's simulated TTFT by at this load: a lowering whole,
-    a raise in part (``TTFT_RAISE_SHARE``)."""
+    a raise in part (``TTFT_RAISE_SHARE``). Beyond the users it was fitted on, it stays at the nearest of them: its
+    users terms are a parabola in log users, and carried past the span of its points it ran away (DeepSeek-R1 on
+    4x B200 under SGLang, fitted at 4 to 32 users, predicted 8 B200s' TTFT at 512 users as 0.5 ms, 3 s measured)."""
     if correction is None:
         return 1.0
+    if users is not None:
+        concurrency = min(max(concurrency, users[0]), users[1])
     log_factor = float(_load_terms(concurrency, input_len) @ correction)
     return math.exp(log_factor if log_factor <= 0 else TTFT_RAISE_SHARE * log_factor)
 
@@ -457,7 +467,7 @@ def _summary(trace: Trace, calibration: Calibration, load: str, level: float, in
         return mean, mean + math.hypot(trace.percentile(values, 95) - mean, noise * mean)
 
     closed = load == "concurrency"
-    factor = _ttft_factor(calibration.ttft_correction, level, input_len) if closed else 1.0
+    factor = _ttft_factor(calibration.ttft_correction, level, input_len, calibration.ttft_users) if closed else 1.0
     crowding = _crowding(level) if closed else 1.0  # an open loop's arrivals meet at random
     ttft = mean_p95("ttft", calibration.p95_ttft_noise * crowding, factor)
     tpot = mean_p95("tpot", calibration.p95_tpot_noise * crowding)

@@ -532,3 +532,22 @@ def test_under_attention_data_parallelism_a_prompt_alone_waits_for_its_own_rank(
     assert tensor.cost.rank_prefill([(0, 4096, 0)]) == pytest.approx(tensor.cost.prefill(4096, 0))
     assert 0 < experts < one[compute]
 
+
+def test_a_ttft_correction_is_not_carried_past_the_users_it_was_fitted_on() -> None:
+    """DeepSeek-R1 under SGLang 0.5.9, fitted on 4 B200s at 4 to 32 users, predicted 8 B200s at 512 users a mean
+    TTFT of 0.5 ms (3.1 s measured): the correction's parabola in log users, carried past its points."""
+    from infercost.performance.profiles import held_out_profiles, validation_tables
+    from infercost.performance.validation import fit_tables, group_tables
+
+    tables = validation_tables([p for p in held_out_profiles() if p.closed_loop and "deepseek-r1" in p.id
+                                and "sglang-0.5.9" in p.id and "xb200-fp8" in p.id])  # fmt: skip
+    groups = group_tables(tables)
+    four, eight = (next(m for g, m in groups.items() if g[3] == gpus and len(g) == 5) for gpus in ("4", "8"))
+    calibration = fit_tables(four)
+    assert calibration.ttft_users == (4, 32)
+    assert Calibration.from_json(calibration.to_json()).ttft_users == (4, 32)
+    setup = eight[0].setup
+    at = {users: predict_concurrency(setup, calibration, users, 1024, 1024).mean_ttft_ms for users in (32, 512)}
+    unbounded = replace(calibration, ttft_users=None)
+    assert predict_concurrency(setup, unbounded, 512, 1024, 1024).mean_ttft_ms < 5.0  # what it was: under 5 ms
+    assert at[512] > at[32] > 100.0  # held at 32 users' correction, the queue of 512 users still shows
