@@ -111,8 +111,9 @@ def predicted_points(predicted: PredictedProfile) -> tuple[list[ThroughputPoint]
               for p in predicted.points if p.load == "concurrency"]  # fmt: skip
     reference = None if predicted.basis == "roofline" else predicted.source
     basis = PointsBasis(predicted.basis, reference, predicted.input_len, predicted.output_len,
-                        predicted.gpus_per_replica, predicted.source, predicted.hardware, "; ".join(predicted.notes),
-                        predicted.transfer, predicted.expected_error, predicted.model)  # fmt: skip
+                        predicted.gpus_per_replica, predicted.source, predicted.hardware,
+                        "; ".join(predicted.every_note), predicted.transfer, predicted.expected_error,
+                        predicted.model)  # fmt: skip
     return points, basis
 
 

@@ -132,6 +132,11 @@ class PredictedProfile:
         return {"tensor_parallel": layout.tensor_parallel or self.gpus_per_replica,
                 "expert_parallel": layout.expert_parallel, "data_parallel": layout.data_parallel}  # fmt: skip
 
+    @property
+    def every_note(self) -> list[str]:
+        """The notes of how it was predicted, then what its ranges and saturated rates mean."""
+        return [*self.notes, *one_sided_notes(self.expected_error), *saturation_notes(self.points)]
+
     def as_dict(self) -> dict[str, object]:
         return {"basis": self.basis, "source": self.source, "model": self.model, "hardware": self.hardware,
                 "gpus_per_replica": self.gpus_per_replica, "dtype": self.dtype, "engine": self.engine,
@@ -139,7 +144,7 @@ class PredictedProfile:
                 "kv_dtype": self.kv_dtype, "cached_prompt_fraction": self.cached_prompt_fraction,
                 "transfer": self.transfer,
                 "expected_error": self.expected_error, "coefficients": self.calibration.as_dict(),
-                "notes": [*self.notes, *one_sided_notes(self.expected_error), *saturation_notes(self.points)],
+                "notes": self.every_note,
                 "points": [{**p.as_dict(), "range": point_range(p, self.expected_error)}
                            for p in self.points]}  # fmt: skip
 

@@ -217,3 +217,15 @@ def test_the_kv_cache_dtype_is_the_answers_and_sizes_the_cache() -> None:
     measured = _throughput("published:nim-trtllm-llama-3-8b-instruct-1xh100-fp8-200in-1000out", "--kv-dtype", "fp8",
                            "--input-tokens", "10", "--output-tokens", "10")  # fmt: skip
     assert measured.returncode == 2 and "error: kv_dtype:" in measured.stderr
+
+
+def test_a_self_host_cost_carries_the_same_notes_as_its_prediction() -> None:
+    """The Compare page's basis of a self-host figure: what ``throughput`` says of the prediction, the notes on its
+    ranges too."""
+    from infercost.performance.operating_points import predicted_points
+    from infercost.performance.predict import predict_source
+
+    predicted = predict_source("roofline:llama-3.1-70b@4xH100 SXM:fp8", 500, 200, engine="sglang")
+    _, basis = predicted_points(predicted)
+    assert predicted.every_note[len(predicted.notes):], "expected a note on the SGLang TTFT range"
+    assert all(note in basis.note for note in predicted.every_note)
