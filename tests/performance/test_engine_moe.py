@@ -310,6 +310,21 @@ def test_a_roofline_setup_is_calibrated_on_the_nearest_published_setup(setup: st
     assert calibrated_on in predicted.notes[0].split(" (")[0], predicted.notes[0]
 
 
+@pytest.mark.parametrize(("setup", "engine", "calibrated_on", "transfer"), [
+    ("llama-3.1-70b@4xH200:fp8", "vllm", "published:aic-vllm-", "shape"),  # not NIM's 4x H100 moved between engines
+    ("llama-3.1-8b@8xH200:fp8", "sglang", "published:aic-sglang-", "shape"),
+    ("llama-3.1-8b@4xH100 SXM:fp8", "sglang", "published:aic-sglang-", "nearest"),  # SGLang's H200s: other GPUs
+    ("llama-3.1-70b@4xH200:fp8", None, "published:nim-", "gpu"),  # no engine asked: the calibration set, as before
+])  # fmt: skip
+def test_a_dense_setup_is_calibrated_on_the_engine_asked_for_where_its_tables_are_bundled(
+        setup: str, engine: str | None, calibrated_on: str, transfer: str) -> None:  # fmt: skip
+    from infercost.performance.predict import predict_source
+
+    predicted = predict_source(f"roofline:{setup}", 1000, 1000, engine=engine)
+    assert predicted.notes[0].startswith(f"engine model calibrated on {calibrated_on}"), predicted.notes[0]
+    assert predicted.transfer == transfer
+
+
 def test_a_roofline_on_other_gpus_carries_the_error_of_the_rule_that_chose_its_calibration() -> None:
     from infercost.performance.expected_error import held_out_error
     from infercost.performance.predict import point_range, predict_source

@@ -112,12 +112,14 @@ def test_an_engine_without_a_prefix_cache_prefills_the_whole_prompt_and_says_so(
 
 
 def test_another_engine_than_the_measured_one_compounds_the_measured_move_between_engines() -> None:
-    """Llama-3.1-8B is calibrated on NIM (TensorRT-LLM); asked for SGLang, its range is the shape transfer's error
-    and the held-out tables' move between engines (dense, to SGLang), compounded: wider than either alone."""
+    """Llama-3.1-70B is calibrated on NIM (TensorRT-LLM), and no SGLang table of it is bundled; asked for SGLang, its
+    range is the GPU transfer's error and the held-out tables' move between engines (dense, to SGLang), compounded:
+    wider than either alone."""
     from infercost.performance.expected_error import compounded, held_out_error
 
-    kept = predict_roofline(*LLAMA_8B, 1000, 300, Load([8]))
-    moved = predict_roofline(*LLAMA_8B, 1000, 300, Load([8]), engine="sglang")
+    llama_70b = ("meta-llama/Llama-3.1-70B-Instruct", "H100 SXM", 4, "fp8")
+    kept = predict_roofline(*llama_70b, 1000, 300, Load([8]))
+    moved = predict_roofline(*llama_70b, 1000, 300, Load([8]), engine="sglang")
     assert kept.engine == "tensorrt-llm" and kept.transfer != "engine"
     assert moved.engine == "sglang" and moved.transfer == "engine"
     between = held_out_error("dense", "sglang", "engine")["request_throughput"]
@@ -133,8 +135,9 @@ def test_another_engine_than_the_measured_one_compounds_the_measured_move_betwee
 def test_the_text_answer_of_an_engine_transfer_says_its_compounded_error() -> None:
     """A compounded error has quantiles, not a median |error|: the text answer crashed on it (KeyError
     'median_abs') where the JSON was fine."""
-    done = subprocess.run([sys.executable, "-m", "infercost", "throughput", "roofline:llama-3.1-8b@1xMI300X:bf16",
-                           "--input-tokens", "1000", "--output-tokens", "300", "--concurrency", "1,16"],
+    done = subprocess.run([sys.executable, "-m", "infercost", "throughput", "roofline:llama-3.1-70b@4xMI300X:bf16",
+                           "--engine", "sglang", "--input-tokens", "1000", "--output-tokens", "300",
+                           "--concurrency", "1,16"],
                           capture_output=True, text=True, timeout=300)  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "expected error (engine transfer): requests/s off by" in done.stdout and "at the median" in done.stdout
