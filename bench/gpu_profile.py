@@ -24,11 +24,11 @@ from typing import Any
 
 from infercost.performance.roofline import (
     ModelShape,
-    canonical_gpu_name,
     decode_tokens_per_s,
     prefill_bound_seconds,
     roofline_pct,
 )
+from infercost.pricing import canonical_gpu_name
 from infercost.runner.hardware import fingerprint, gpu_limits
 from infercost.runner.inprocess import BatchTiming, InProcessModel, load_model, make_prompt_ids
 

@@ -39,6 +39,7 @@ from infercost.pricing import (
     age_days,
     bundled_api_prices,
     bundled_gpu_prices,
+    catalog_gpu_name,
     find_price,
     lifecycle_note,
     load_api_overrides,
@@ -209,7 +210,8 @@ def break_even(profile: Profile, resolved: ResolvedSetup, api_rows: Sequence[dic
 def gpu_offer(spec: SelfHost, hardware: str, offers: Sequence[GpuPrice]) -> dict[str, Any] | None:
     """The catalog offer behind the setup's GPU price: the one it names, else the one of its GPU at its price."""
     named = [o for o in offers if o.id == spec.gpu_offer]
-    matching = named or [o for o in offers if o.gpu.lower() == (spec.gpu or hardware).lower()
+    wanted = catalog_gpu_name(spec.gpu or hardware)
+    matching = named or [o for o in offers if catalog_gpu_name(o.gpu) == wanted
                          and abs(o.price_per_hour - spec.gpu_price_per_hour) < 1e-9]  # fmt: skip
     if not matching:
         return None

@@ -28,11 +28,12 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
                         help="run id, published:/measured: id, or roofline:MODEL@NxGPU:DTYPE")  # fmt: skip
     parser.add_argument("--input-tokens", type=int, required=True, metavar="N", help="prompt tokens per request")
     parser.add_argument("--output-tokens", type=int, required=True, metavar="M", help="output tokens per request")
-    # repeated, the flags add up (--concurrency 64 --concurrency 256 is 64,256): the last must not silently win
-    parser.add_argument("--concurrency", metavar="LEVELS", action="append", help="closed-loop users, e.g. 1,5,20,50 "
-                        "(default: the source's own levels)")  # fmt: skip
-    parser.add_argument("--rate", metavar="RATES", action="append", help="open-loop Poisson arrival rates in "
-                        "requests/s, e.g. 1,2,4")  # fmt: skip
+    # levels by commas or spaces, and repeated flags add up (--concurrency 64 --concurrency 256 is 64,256): the last
+    # must not silently win, and "--concurrency 1 16 64" (as vLLM's and SGLang's sweep scripts list them) is no typo
+    parser.add_argument("--concurrency", metavar="LEVELS", nargs="+", action="extend", help="closed-loop users, "
+                        "e.g. 1,5,20,50 or 1 5 20 50 (default: the source's own levels)")  # fmt: skip
+    parser.add_argument("--rate", metavar="RATES", nargs="+", action="extend", help="open-loop Poisson arrival "
+                        "rates in requests/s, e.g. 1,2,4")  # fmt: skip
     parser.add_argument("--offline", type=int, metavar="N", help="also predict N requests submitted at once (an "
                         "offline batch, as trtllm-bench or vllm bench throughput run it): throughput and makespan")
     parser.add_argument("--engine", metavar="ENGINE", help="the engine of a roofline setup: vllm, sglang or trtllm "

@@ -472,6 +472,7 @@ def predict_roofline(
     # an unknown GPU is refused first (engine_hardware), then an unknown model or dtype (setup_for)
     setup_for(model, engine_hardware(gpu, gpus, dtype), dtype, ENGINE_PRESETS["vllm"])
     datasheet = gpu_spec(gpu)
+    gpu = datasheet.gpu  # as the catalog names it ("H100" is "H100 SXM"): the tables' hardware is named so
     upcast_note = _check_native(datasheet, dtype)
     nvidia = datasheet.vendor == "NVIDIA"
     if engine == "tensorrt-llm" and not nvidia:

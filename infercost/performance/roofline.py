@@ -113,50 +113,6 @@ class ModelShape:
         return self.decode_attention_flops_per_pair or self.attention_flops
 
 
-# Driver names (``NVIDIA H100 80GB HBM3``, ``AMD Instinct MI300X``) to the catalog's GPU names, whose datasheet figures
-# (bandwidth, peak FLOPs, native dtypes, with sources) live in the pricing catalog's gpu_specs.json. First match wins,
-# and a pattern is a substring, so one that is inside another name comes after it: "gb200" before "b200", "gh200" and
-# "h200" before "h20", "l40s" before "l40".
-GPU_NAME_PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
-    (("gh200",), "GH200"),
-    (("gb300",), "GB300"),
-    (("gb200",), "GB200"),
-    (("h200",), "H200"),
-    (("h20",), "H20"),
-    (("h100", "pcie"), "H100 PCIe"),
-    (("h100", "nvl"), "H100 NVL"),
-    (("h100",), "H100 SXM"),
-    (("b300",), "B300"),
-    (("b200",), "B200"),
-    (("rtx pro 6000", "server"), "RTX PRO 6000 Blackwell Server"),
-    (("mi300x",), "MI300X"),
-    (("mi325x",), "MI325X"),
-    (("mi355x",), "MI355X"),
-    (("a100", "pcie", "40gb"), "A100 40GB PCIe"),
-    (("a100", "40gb"), "A100 40GB"),
-    (("a100", "pcie"), "A100 80GB PCIe"),
-    (("a100",), "A100 80GB"),
-    (("l40s",), "L40S"),
-    (("l40",), "L40"),
-    (("l20",), "L20"),
-    (("a10g",), "A10G"),
-    (("a10",), "A10"),
-    (("l4",), "L4"),
-    (("4090",), "RTX 4090"),
-    (("v100",), "V100"),
-    (("t4",), "T4"),
-)
-
-
-def canonical_gpu_name(driver_name: str) -> str | None:
-    """The catalog's name for a GPU as its driver reports it, or None for one we do not know."""
-    lowered = driver_name.lower()
-    for patterns, name in GPU_NAME_PATTERNS:
-        if all(pattern in lowered for pattern in patterns):
-            return name
-    return None
-
-
 def dtype_bytes(dtype: str) -> float:
     key = DTYPE_ALIASES.get(dtype, dtype)
     if key not in DTYPE_BYTES:

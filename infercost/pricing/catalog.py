@@ -72,18 +72,78 @@ def bundled_gpu_specs() -> tuple[GpuSpec, ...]:
     return tuple(validate_entries(_bundled("gpu_specs.json"), GpuSpec, name="gpu_specs.json"))
 
 
+# Names as drivers report them (``NVIDIA H100 80GB HBM3``, ``AMD Instinct MI300X``) and as people write them (``H100``,
+# ``a100-80gb``) to the catalog's GPU names, whose datasheets (bandwidth, peak FLOPs, native dtypes, with sources) are
+# gpu_specs.json. A bare "H100" is the SXM part and a bare "A100" the 80 GB one, as NVIDIA's datasheets and published
+# benchmark tables name them. First match wins, and a pattern is a substring, so one that is inside another name
+# comes after it: "gb200" before "b200", "gh200" and "h200" before "h20", "l40s" before "l40".
+GPU_NAME_PATTERNS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("gh200",), "GH200"),
+    (("gb300",), "GB300"),
+    (("gb200",), "GB200"),
+    (("h200",), "H200"),
+    (("h20",), "H20"),
+    (("h100", "pcie"), "H100 PCIe"),
+    (("h100", "nvl"), "H100 NVL"),
+    (("h100",), "H100 SXM"),
+    (("b300",), "B300"),
+    (("b200",), "B200"),
+    (("rtx pro 6000", "server"), "RTX PRO 6000 Blackwell Server"),
+    (("mi300x",), "MI300X"),
+    (("mi325x",), "MI325X"),
+    (("mi355x",), "MI355X"),
+    (("a100", "pcie", "40gb"), "A100 40GB PCIe"),
+    (("a100", "40gb"), "A100 40GB"),
+    (("a100", "pcie"), "A100 80GB PCIe"),
+    (("a100",), "A100 80GB"),
+    (("l40s",), "L40S"),
+    (("l40",), "L40"),
+    (("l20",), "L20"),
+    (("a10g",), "A10G"),
+    (("a10",), "A10"),
+    (("l4",), "L4"),
+    (("4090",), "RTX 4090"),
+    (("v100",), "V100"),
+    (("t4",), "T4"),
+)
+
+
+def canonical_gpu_name(driver_name: str) -> str | None:
+    """The catalog's name for a GPU as its driver reports it, or None for one we do not know."""
+    lowered = driver_name.lower()
+    for patterns, name in GPU_NAME_PATTERNS:
+        if all(pattern in lowered for pattern in patterns):
+            return name
+    return None
+
+
 def gpu_spec(gpu: str) -> GpuSpec:
-    """A GPU's datasheet by name, in any case; InputError naming ``gpu`` (with the known ones) where none is bundled."""
+    """A GPU's datasheet by any name ``catalog_gpu_name`` reads; InputError naming ``gpu`` (with the known ones)
+    where none is bundled."""
+    name = catalog_gpu_name(gpu)
     for spec in bundled_gpu_specs():
-        if spec.gpu.lower() == gpu.lower():
+        if spec.gpu == name:
             return spec
     known = ", ".join(spec.gpu for spec in bundled_gpu_specs())
     raise InputError("gpu", f"no datasheet for {gpu!r}; known: {known}")
 
 
+def catalog_gpu_name(written: str) -> str:
+    """The catalog's name for a GPU as people and drivers write it: a datasheet's own name in any case, spacing or
+    hyphens ("h100-sxm"), else ``canonical_gpu_name``'s ("H100", "NVIDIA H100 80GB HBM3"), else the name as written.
+    Before, only the first was read, and ``roofline:MODEL@8xH100:fp8`` was refused."""
+    squeezed = "".join(c for c in written.lower() if c not in " -_")
+    for spec in bundled_gpu_specs():
+        if "".join(c for c in spec.gpu.lower() if c not in " -_") == squeezed:
+            return spec.gpu
+    return canonical_gpu_name(written) or written
+
+
 def cheapest_offer(gpu: str, offers: Sequence[GpuPrice] | None = None) -> GpuPrice | None:
     """The cheapest on-demand offer for a GPU in the catalog (spot can vanish; on-demand is the honest default)."""
-    matching = [o for o in (offers or bundled_gpu_prices()) if o.gpu.lower() == gpu.lower() and o.kind == "on-demand"]
+    name = catalog_gpu_name(gpu)
+    offers = offers or bundled_gpu_prices()
+    matching = [o for o in offers if catalog_gpu_name(o.gpu) == name and o.kind == "on-demand"]
     return min(matching, key=lambda o: o.price_per_hour, default=None)
 
 

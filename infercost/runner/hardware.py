@@ -84,8 +84,7 @@ class GpuLimits:
 def gpu_limits(facts: dict[str, Any] | None = None, index: int = 0) -> GpuLimits | None:
     """Bandwidth and peak compute of this machine's GPU from the pricing catalog; None without a GPU or for one the
     catalog does not list (then pass the figures by hand)."""
-    from infercost.performance.roofline import canonical_gpu_name
-    from infercost.pricing import bundled_gpu_specs
+    from infercost.pricing import bundled_gpu_specs, canonical_gpu_name
 
     found = (facts or fingerprint())["gpus"]
     if index >= len(found):

@@ -447,6 +447,27 @@ def test_repeated_level_flags_add_up_rather_than_the_last_winning():
     assert levels == [1, 8, 0.5, 1]
 
 
+def test_levels_may_be_listed_with_spaces_as_sweep_scripts_list_them():
+    """``--concurrency 1 8 32`` was refused as "unrecognized arguments: 8 32"."""
+    spaced = cli("throughput", NIM_8B_FP8, "--input-tokens", "1000", "--output-tokens", "300", "--concurrency", "1",
+                 "8", "32", "--json")  # fmt: skip
+    commas = cli("throughput", NIM_8B_FP8, "--input-tokens", "1000", "--output-tokens", "300", "--concurrency",
+                 "1,8,32", "--json")  # fmt: skip
+    assert spaced.returncode == 0, spaced.stderr
+    assert json.loads(spaced.stdout)["points"] == json.loads(commas.stdout)["points"]
+    assert [p["concurrency"] for p in json.loads(spaced.stdout)["points"]] == [1, 8, 32]
+
+
+def test_a_roofline_gpu_is_read_as_people_write_it():
+    """``roofline:MODEL@8xH100:fp8`` was refused ("no datasheet for 'H100'"): a bare H100 is the SXM part, and the
+    prediction is the one ``H100 SXM`` gets, named so."""
+    answers = [json.loads(cli("throughput", f"roofline:llama-3.1-8b@1x{gpu}:fp8", "--input-tokens", "1000",
+                              "--output-tokens", "300", "--concurrency", "1,8", "--json").stdout)
+               for gpu in ("H100", "h100-sxm", "H100 SXM")]  # fmt: skip
+    assert all(answer == answers[-1] for answer in answers)
+    assert answers[0]["hardware"] == "H100 SXM" and "H100 SXM" in answers[0]["source"]
+
+
 def test_a_stored_run_is_a_source_too(tmp_path):
     from infercost.runner.scripted_server import Script, running
 

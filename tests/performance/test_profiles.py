@@ -67,6 +67,17 @@ def test_a_roofline_estimate_says_it_is_one_and_what_calibrated_it():
     assert row["basis"] == "roofline" and row["run_id"] is None and row["basis_note"]
 
 
+def test_a_roofline_on_a_gpu_as_people_write_it_is_priced_by_that_gpus_offer():
+    """A workload's ``gpu: H100`` is the catalog's H100 SXM: its datasheet, and the offer its price came from."""
+    from infercost.pricing import cheapest_offer
+
+    offer = cheapest_offer("H100")
+    assert offer is not None and offer.gpu == "H100 SXM"
+    spec = workload({"roofline": {"model": "llama-3.1-8b", "gpu": "H100"}}, gpu_price_per_hour=offer.price_per_hour)
+    row = estimate(spec)["self_host"][0]
+    assert row["hardware"] == "H100 SXM" and row["gpu_offer"]["id"] == offer.id
+
+
 def test_roofline_drops_concurrencies_whose_kv_cache_does_not_fit():
     small = predict_roofline("llama-3.1-70b", "L4", 8, "bfloat16", 8000, 1000)
     large = predict_roofline("llama-3.1-70b", "H200", 8, "bfloat16", 8000, 1000)

@@ -3,7 +3,8 @@
 import pytest
 
 from infercost.errors import InputError
-from infercost.pricing import GpuSpec, bundled_gpu_prices, bundled_gpu_specs, validate_entries
+from infercost.pricing import GpuSpec, bundled_gpu_prices, bundled_gpu_specs, gpu_spec, validate_entries
+from infercost.pricing.catalog import GPU_NAME_PATTERNS, canonical_gpu_name
 
 SPECS = {spec.gpu: spec for spec in bundled_gpu_specs()}
 FP4 = {"mxfp4", "nvfp4"}
@@ -72,3 +73,48 @@ def test_a_datasheet_without_native_dtypes_is_refused():
     entry = {k: v for k, v in GOOD.items() if k != "native_dtypes"}
     with pytest.raises(InputError, match=r"entries\[0\]\.native_dtypes"):
         validate_entries([entry], GpuSpec, name="gpu_specs.json")
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("NVIDIA H200", "H200"), ("NVIDIA GH200 480GB", "GH200"), ("NVIDIA H100 80GB HBM3", "H100 SXM"),
+    ("NVIDIA H100 PCIe", "H100 PCIe"), ("NVIDIA A100-SXM4-40GB", "A100 40GB"), ("NVIDIA A100-SXM4-80GB",
+    "A100 80GB"), ("NVIDIA L40S", "L40S"), ("NVIDIA L4", "L4"), ("NVIDIA A10G", "A10G"),
+    ("NVIDIA GeForce RTX 4090", "RTX 4090"),
+    ("NVIDIA GB200", "GB200"), ("NVIDIA GB300", "GB300"), ("NVIDIA B300 SXM6 AC", "B300"), ("NVIDIA B200", "B200"),
+    ("NVIDIA H20", "H20"), ("NVIDIA H200 NVL", "H200"), ("AMD Instinct MI300X", "MI300X"),
+    ("AMD Instinct MI300X VF", "MI300X"), ("AMD Instinct MI325X", "MI325X"), ("AMD Instinct MI355X", "MI355X"),
+    ("NVIDIA L20", "L20"), ("NVIDIA A100-PCIE-40GB", "A100 40GB PCIe"),
+    ("NVIDIA RTX PRO 6000 Blackwell Server Edition", "RTX PRO 6000 Blackwell Server"),
+])
+def test_driver_names_map_to_catalog_names(name, expected):
+    assert canonical_gpu_name(name) == expected
+
+
+def test_no_pattern_is_shadowed_by_an_earlier_one():
+    """First match wins over substrings, so "h20" before "h200" would call every H200 an H20: each pattern's own
+    text must come back as its own name."""
+    for patterns, name in GPU_NAME_PATTERNS:
+        assert canonical_gpu_name(" ".join(patterns)) == name, patterns
+
+
+def test_every_datasheet_gpu_is_reachable_from_a_driver_name():
+    assert {spec.gpu for spec in bundled_gpu_specs()} <= {name for _, name in GPU_NAME_PATTERNS}
+
+
+def test_unknown_gpu_has_no_name():
+    assert canonical_gpu_name("Some Future Accelerator") is None
+
+
+@pytest.mark.parametrize(("written", "expected"), [
+    ("H100", "H100 SXM"), ("h100-sxm", "H100 SXM"), ("H100_SXM", "H100 SXM"), ("h100 pcie", "H100 PCIe"),
+    ("A100", "A100 80GB"), ("a100-40gb", "A100 40GB"), ("mi300x", "MI300X"), ("RTX4090", "RTX 4090"),
+    ("NVIDIA H200", "H200"), ("gb200 nvl72", "GB200"), ("b200", "B200"),
+])  # fmt: skip
+def test_a_gpu_is_found_as_people_write_it(written, expected):
+    assert gpu_spec(written).gpu == expected
+
+
+def test_a_gpu_without_a_datasheet_is_refused_naming_the_known_ones():
+    with pytest.raises(InputError) as raised:
+        gpu_spec("L40")  # a name the driver patterns know, with no datasheet bundled
+    assert raised.value.field == "gpu" and "H100 SXM" in str(raised.value)
