@@ -10,7 +10,8 @@ Each (kind, engine) slice is validated on its own (``validation.validate``): a t
 tables of other shapes (``shape``), from one of them (``one_shape``), from the same model on other GPUs (``gpu``,
 and from the one setup a roofline would pick, ``nearest``); and across slices, from the same setup under another
 release of its engine (``engine_version``) or another engine (``engine``), each error counted in the predicted
-table's slice (``validation.engine_transfer``).
+table's slice (``validation.engine_transfer``); and as a model nobody measured, from the priors alone, the MoE ones
+taken over the other model families (``model``: ``validation.model_transfer``).
 Prints the median / p90 |relative error| of output throughput, mean TTFT and mean TPOT, the leave-one-setup-out
 coverage of each p10..p90 range, and how many tables the engine model could not predict at all (a refusal is a
 miss), with the reasons; and each engine's TTFT prompt-length slope, for dense and MoE models apart, over these and
@@ -31,8 +32,10 @@ from infercost.performance.validation import (
     ENGINE_TRANSFERS,
     HELD_OUT_TRANSFERS,
     Errors,
+    dense_computes,
     dense_weight_reads,
     engine_transfer,
+    model_transfer,
     moe_coefficients,
     prompt_slopes,
     validate,
@@ -73,11 +76,15 @@ def main(argv: list[str] | None = None) -> int:
     for (kind, engine), tables in sorted(slices.items()):
         print(f"  {kind} {engine}: {len(tables)} tables", file=sys.stderr)
         errors[kind, engine], _ = validate(tables, transfers)
-    if set(transfers) & set(ENGINE_TRANSFERS):  # across slices: a source of another engine predicts this one's
-        for kind in sorted({kind for kind, _ in slices}):
+    for kind in sorted({kind for kind, _ in slices}):  # across slices: another engine's source, other models' priors
+        every_engine = [t for (k, _), tables in slices.items() if k == kind for t in tables]
+        errors_for = lambda engine, kind=kind: errors.setdefault((kind, engine), Errors())  # noqa: E731
+        if set(transfers) & set(ENGINE_TRANSFERS):
             print(f"  {kind}: between engine releases and engines", file=sys.stderr)
-            every_engine = [t for (k, _), tables in slices.items() if k == kind for t in tables]
-            engine_transfer(every_engine, lambda engine, kind=kind: errors.setdefault((kind, engine), Errors()))
+            engine_transfer(every_engine, errors_for)
+        if "model" in transfers:
+            print(f"  {kind}: as a model nobody measured", file=sys.stderr)
+            model_transfer(every_engine, errors_for)
     for (kind, engine), slice_errors in sorted(errors.items()):
         summary["slices"][f"{kind}/{engine}"] = slice_errors.summary()
     summary["prompt_slopes"] = prompt_slopes([*held_out, *validation_tables()])
@@ -85,6 +92,9 @@ def main(argv: list[str] | None = None) -> int:
           file=sys.stderr)  # fmt: skip
     summary["moe_coefficients"] = moe_coefficients(held_out)
     print(f"  MoE setups' median coefficients (calibrate.MOE_PRIOR): {summary['moe_coefficients']}", file=sys.stderr)
+    summary["dense_compute"] = dense_computes(held_out)
+    print(f"  dense compute per engine (EngineConfig.dense_compute_prior): {summary['dense_compute']}",
+          file=sys.stderr)  # fmt: skip
     summary["dense_weight_reads"] = dense_weight_reads(held_out)
     print(f"  dense FP8 weight reads per generation (engine.DENSE_WEIGHT_READ_SHARE): "
           f"{summary['dense_weight_reads']}", file=sys.stderr)
@@ -120,7 +130,7 @@ def held_out_table(summary: dict) -> str:
 README = ENGINE_MODEL_DOC.parents[1] / "README.md"
 README_MARKER = "held-out-summary"
 README_TRANSFERS = {"shape": "other shapes, same setup", "nearest": "other GPUs (a roofline setup)",
-                    "engine": "another engine"}  # fmt: skip
+                    "engine": "another engine", "model": "nothing of that model (priors)"}  # fmt: skip
 
 
 def readme_table(summary: dict) -> str:

@@ -261,18 +261,28 @@ def roofline_floor(setup: Setup) -> NDArray:
     return floor
 
 
-def prior_for(setup: Setup) -> NDArray:
+def prior_for(setup: Setup, moe_prior: NDArray | None = None) -> NDArray:
     """The priors in this setup's units: the per-step and per-sequence times of a dense setup are per GPU of the
     group (see ``engine.step_cost``), so a group's 0.3 ms a step is 0.3 / gpus per GPU; a MoE setup's are the
-    group's, and their own (``MOE_PRIOR``, with the engine's compute and request latency where it has them:
-    ``EngineConfig.moe_compute_prior``)."""
-    prior = (MOE_PRIOR if setup.shape.num_experts else PRIOR).copy()
+    group's, and their own (``MOE_PRIOR`` unless given, with the engine's compute and request latency where it has
+    them: ``EngineConfig.moe_compute_prior``)."""
+    prior = (MOE_PRIOR if moe_prior is None else moe_prior) if setup.shape.num_experts else PRIOR
+    prior = prior.copy()
     prior[PER_GPU] /= setup.cost.group_gpus
     if setup.shape.num_experts:
         for feature, engines_own in ((COMPUTE, setup.engine.moe_compute_prior),
                                      (REQUEST, setup.engine.moe_request_ms_prior)):  # fmt: skip
             if engines_own is not None:
                 prior[feature] = engines_own
+    return prior
+
+
+def unmeasured_prior(setup: Setup, moe_prior: NDArray | None = None) -> NDArray:
+    """The coefficients a model nobody measured is predicted with: its priors (``prior_for``), a dense model's
+    compute at its engine's (``EngineConfig.dense_compute_prior``) where it has one."""
+    prior = prior_for(setup, moe_prior)
+    if not setup.shape.num_experts and setup.engine.dense_compute_prior is not None:
+        prior[COMPUTE] = setup.engine.dense_compute_prior
     return prior
 
 

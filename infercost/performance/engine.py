@@ -142,6 +142,14 @@ class EngineConfig:
     # 1,024 where 291 ms was measured).
     moe_compute_prior: float | None = None
     moe_request_ms_prior: float | None = None
+    # A dense model's compute (x roofline) under this engine where nothing of that model was measured
+    # (``calibrate.unmeasured_prior``); None: the dense prior's 2 (50% of peak, read off NIM). vLLM's dense setups
+    # whose points identify it sit at the floor, 1 (19 setups of Llama-3 and Qwen3, quartiles 1.00-1.11): its
+    # chunked prefill runs near the datasheet's peak. The others' model families disagree (TensorRT-LLM: Llama-3
+    # 1.2, Qwen3 2.2) or only one was measured (SGLang), and keep the prior. Held out, a dense model nobody measured,
+    # its vLLM mean TTFT median |error| 94% -> 36% (``validation.model_transfer``). The fitted setups keep the
+    # prior: their own points place their compute.
+    dense_compute_prior: float | None = None
     # How the KV cache keeps a model's windowed layers (sliding-window or chunked attention: gpt-oss, Llama-4,
     # Gemma-3), in tokens held per token of the full-attention layers' cache: 1 as if they were full layers (one page
     # layout for every layer, vLLM before its hybrid KV cache manager); SGLang's hybrid SWA pool, sized at
@@ -210,7 +218,8 @@ ENGINE_PRESETS: dict[str, EngineConfig] = {
     "vllm": EngineConfig(max_batch=1024, max_batched_tokens=8192, chunked_prefill=True, reserve_full_kv=False,
                          prefix_caching=True, small_gpu_batch=256, small_gpu_batched_tokens=2048,
                          ttft_prompt_slope=0.319, moe_ttft_prompt_slope=0.038, moe_compute_prior=1.62,
-                         moe_request_ms_prior=0.0, window_cache=0.0, mixed_steps_fixed=True),
+                         moe_request_ms_prior=0.0, dense_compute_prior=1.0, window_cache=0.0,
+                         mixed_steps_fixed=True),
     # SGLang: chunked_prefill_size 8192 on GPUs under 160 GB (H100, H200), 16384 on larger ones (B200, MI300X), and
     # no running-request cap but the memory pool's (max_running_requests unset: at least 2048 request slots); in
     # sgl-project/sglang at 469c63e, python/sglang/srt/server_args.py and model_runner.py.

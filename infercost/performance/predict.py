@@ -6,7 +6,9 @@
 - For a model on GPUs nobody measured (``roofline:MODEL@NxGPU:DTYPE``): the engine model calibrated on the
   nearest setup that was measured or published (same model, then same bytes per weight, then same GPU), moved to
   these GPUs: bandwidth, compute and KV-cache capacity change, the coefficients stay. Basis ``roofline``; expected
-  error of a ``gpu`` transfer. With nothing to calibrate on, the priors alone: the estimate says so.
+  error of a ``gpu`` transfer. With nothing of that model to calibrate on, the priors for a model of its kind under
+  its engine alone (``calibrate.unmeasured_prior``): the estimate says so, with the error of a ``model`` transfer
+  (a held-out model family predicted so, ``validation.model_transfer``).
 
 Every result names its basis, its source and the error the validation harness measured for that kind of transfer.
 """
@@ -34,7 +36,7 @@ from infercost.performance.calibrate import (
     predict_concurrency,
     predict_offline,
     predict_rate,
-    prior_for,
+    unmeasured_prior,
 )
 from infercost.performance.engine import ENGINE_PRESETS, engine_preset, held_weight_bytes, held_window_tokens
 from infercost.performance.expected_error import compounded, expected_error, held_out_error, stored_calibrations
@@ -507,10 +509,14 @@ def predict_roofline(
         setup = setup_for(model, hardware, dtype, ENGINE_PRESETS[engine] if engine else reference_setup.engine)
     else:
         setup = setup_for(model, hardware, dtype, ENGINE_PRESETS[engine or "vllm"])
-        calibration = Calibration(prior_for(setup), 0)
-        notes = ["no measured or published profile of this model to calibrate on: the engine model's priors "
-                 "alone (75-80% of bandwidth, 50% of peak compute); its error is unknown"]  # fmt: skip
-        transfer = "none"
+        calibration = Calibration(unmeasured_prior(setup), 0)
+        transfer = "model"
+        error = held_out_error(setup.shape.kind, engine or "vllm", transfer)
+        kind = "MoE" if setup.shape.num_experts else "dense"
+        notes = [f"no measured or published profile of this model to calibrate on: the engine model's priors for a "
+                 f"{kind} model under {engine or 'vllm'} alone (step costs read off the bundled setups of other "
+                 f"models); its error is that of predicting a held-out model family so"
+                 + ("" if error else ", not measured for this engine")]  # fmt: skip
     ranks = layout.data_parallel if engines == 1 else 1  # attention DP simulated as one engine: its ranks' batches
     setup = _cached(replace(setup, expert_parallel=layout.expert_parallel, attention_data_parallel=ranks,
                             kv_dtype=kv_dtype or setup.kv_dtype), load, notes)  # fmt: skip

@@ -15,6 +15,9 @@ The transfers a person makes when sizing a workload:
 - ``engine_version`` and ``engine``: a table predicted from the same model and weights on the same GPUs and layout,
   served by another release of its engine, or by another engine whose fitted step costs are scheduled as this
   engine schedules (what ``throughput --engine`` does with a calibration of another engine).
+- ``model``: a table predicted as a model nobody measured is (``predict_roofline`` with no table of it): from the
+  engine model's priors for such a model alone (``calibrate.unmeasured_prior``), their medians taken over the other
+  model families' setups, as if this family were not bundled (``model_transfer``).
 
 Errors are relative, ``(predicted - measured) / measured``, per point and metric. ``cross_gpu_ratio`` compares
 the predicted and the published ratio of best throughput between two setups at the same shape.
@@ -26,13 +29,14 @@ import math
 import statistics
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from numpy.typing import NDArray
 
 from infercost.performance.calibrate import (
     FITTED,
+    MOE_PRIOR,
     PRIOR,
     PROMPT,
     Calibration,
@@ -41,14 +45,16 @@ from infercost.performance.calibrate import (
     fit,
     predict_concurrency,
     predict_offline,
+    unmeasured_prior,
 )
 from infercost.performance.engine import COMPUTE, FEATURES, NIM_ENGINE, REQUEST, WEIGHTS, engine_preset
+from infercost.performance.models import find_bundled
 
 METRICS = ("request_throughput", "mean_ttft_ms", "p95_ttft_ms", "mean_tpot_ms", "p95_tpot_ms")
 TRANSFERS = ("shape", "one_shape", "gpu")
 ENGINE_TRANSFERS = ("engine_version", "engine")  # between releases and engines: ``engine_transfer``
 # measured on the held-out tables, whose setups span GPU counts, engine releases and engines
-HELD_OUT_TRANSFERS = (*TRANSFERS, "nearest", *ENGINE_TRANSFERS)
+HELD_OUT_TRANSFERS = (*TRANSFERS, "nearest", *ENGINE_TRANSFERS, "model")
 # The targets the engine model is held to (median and p90 of |relative error|), per metric.
 TARGETS = {
     "request_throughput": (0.10, 0.25),
@@ -208,6 +214,7 @@ class IdentifyingFit:
     engine: str
     setup: Setup
     coefficients: NDArray
+    family: str = ""  # the model's architecture family (``models.BundledModel.family``): DeepSeek-R1's and V3's one
 
 
 def identifying_fits(tables: Sequence[Table], moe: bool) -> list[IdentifyingFit]:
@@ -220,8 +227,8 @@ def identifying_fits(tables: Sequence[Table], moe: bool) -> list[IdentifyingFit]
         levels = sorted({o.concurrency for table in members for o in table.observations})
         if (bool(members[0].setup.shape.num_experts) == moe and len(levels) >= IDENTIFYING_LEVELS
                 and levels[-1] >= IDENTIFYING_SPAN * levels[0]):
-            fits.append(IdentifyingFit(engine_preset(group[1])[0], members[0].setup,
-                                       fit_tables(members, priors=PRIOR).coefficients))  # fmt: skip
+            coefficients = fit_tables(members, priors=PRIOR).coefficients
+            fits.append(IdentifyingFit(engine_preset(group[1])[0], members[0].setup, coefficients, model_family(group)))
     return fits
 
 
@@ -248,13 +255,50 @@ def moe_coefficients(tables: Sequence[Table]) -> dict[str, float]:
     priors a MoE setup with fewer points is fitted towards (``calibrate.MOE_PRIOR``); their compute per GPU
     generation, ``engine.MOE_COMPUTE_SHARE`` applied (alike where the share is right); and their compute and request
     latency per engine (``EngineConfig.moe_compute_prior``, ``moe_request_ms_prior``)."""
-    fits = identifying_fits(tables, moe=True)
+    return _moe_medians(identifying_fits(tables, moe=True))
+
+
+def _moe_medians(fits: Sequence[IdentifyingFit]) -> dict[str, float]:
+    fits = list(fits)
     medians = np.median(np.array([each.coefficients[FITTED] for each in fits]), axis=0) if fits else []
     return {"setups": len(fits), **{name: float(m) for name, m in zip(FEATURES[FITTED], medians, strict=False)},
             **_median_by(fits, COMPUTE, "compute_ms", _generation),
             **{f"setups_{engine}": count for engine, count in Counter(each.engine for each in fits).items()},
             **_median_by(fits, COMPUTE, "compute_ms", _engine),
             **_median_by(fits, REQUEST, "request_ms", _engine)}  # fmt: skip
+
+
+def model_family(group: tuple[str, ...]) -> str:
+    """A setup's model architecture family (DeepSeek-R1 and V3 are one), or its model where none is bundled."""
+    bundled = find_bundled(group[0])
+    return bundled.family if bundled else group[0]
+
+
+def model_transfer(tables: Sequence[Table], errors_for: Callable[[str], Errors]) -> None:
+    """Score ``model`` over the tables (every engine's), each error under the predicted table's engine: each setup
+    calibrated on nothing of its own, as ``predict_roofline`` calibrates a model with no table bundled
+    (``calibrate.unmeasured_prior``), with every median in those priors taken over the other families' identifying
+    fits: a MoE setup's (``moe_coefficients``: its engine's compute and request latency where they have that
+    engine), and a dense setup's compute where its engine has one (``EngineConfig.dense_compute_prior``)."""
+    fits = identifying_fits(tables, moe=True) + identifying_fits(tables, moe=False)
+    for group, members in group_tables(tables).items():
+        setup, engine = members[0].setup, engine_preset(group[1])[0]
+        others = [each for each in fits if each.family != model_family(group)
+                  and bool(each.setup.shape.num_experts) == bool(setup.shape.num_experts)]  # fmt: skip
+        if setup.shape.num_experts:
+            medians = _moe_medians(others)
+            setup = replace(setup, engine=replace(
+                setup.engine, moe_compute_prior=medians.get(f"compute_ms_{engine}", medians["compute_ms"]),
+                moe_request_ms_prior=medians.get(f"request_ms_{engine}", medians["request_ms"])))  # fmt: skip
+            priors = unmeasured_prior(setup, np.array([medians.get(name, fixed) for name, fixed
+                                                       in zip(FEATURES, MOE_PRIOR, strict=True)]))  # fmt: skip
+        else:
+            computes = [each.coefficients[COMPUTE] for each in others if each.engine == engine]
+            if setup.engine.dense_compute_prior is not None and computes:
+                setup = replace(setup, engine=replace(setup.engine, dense_compute_prior=float(np.median(computes))))
+            priors = unmeasured_prior(setup)
+        for table in members:
+            _score(errors_for(engine), ("model",), table.setup, Calibration(priors, 0), table)
 
 
 def dense_weight_reads(tables: Sequence[Table]) -> dict[str, float]:
@@ -264,6 +308,18 @@ def dense_weight_reads(tables: Sequence[Table]) -> dict[str, float]:
     fits = identifying_fits(tables, moe=False)
     return {"setups": sum(each.setup.dtype == "fp8" for each in fits),
             **_median_by(fits, WEIGHTS, "weights_ms", _generation, "fp8")}  # fmt: skip
+
+
+def dense_computes(tables: Sequence[Table]) -> dict[str, float]:
+    """The median compute coefficient of the dense setups whose points identify it, per engine, and how many model
+    families those setups span: where they agree, what a dense model nobody measured is predicted with under that
+    engine (``EngineConfig.dense_compute_prior``)."""
+    fits = identifying_fits(tables, moe=False)
+    families: dict[str, set[str]] = defaultdict(set)
+    for each in fits:
+        families[each.engine].add(each.family)
+    return {**_median_by(fits, COMPUTE, "compute_ms", _engine),
+            **{f"families_{engine}": len(found) for engine, found in sorted(families.items())}}  # fmt: skip
 
 
 def engine_transfer(tables: Sequence[Table], errors_for: Callable[[str], Errors]) -> None:

@@ -566,3 +566,86 @@ def test_a_ttft_correction_is_not_carried_past_the_users_it_was_fitted_on() -> N
     unbounded = replace(calibration, ttft_users=None)
     assert predict_concurrency(setup, unbounded, 512, 1024, 1024).mean_ttft_ms < 5.0  # what it was: under 5 ms
     assert at[512] > at[32] > 100.0  # held at 32 users' correction, the queue of 512 users still shows
+
+
+def _slower(table, factor: float):
+    """The table as if every point took ``factor`` times as long."""
+    return replace(table, observations=tuple(
+        replace(o, request_throughput=o.request_throughput / factor, mean_ttft_ms=o.mean_ttft_ms * factor,
+                mean_tpot_ms=o.mean_tpot_ms * factor, p95_ttft_ms=None, p95_tpot_ms=None)
+        for o in table.observations))  # fmt: skip
+
+
+def _model_predictions(tables) -> dict[str, list[float]]:
+    """Each engine's ``model``-transfer predicted throughputs, from its signed errors."""
+    from collections import defaultdict
+
+    from infercost.performance.validation import Errors, model_transfer
+
+    errors: dict[str, Errors] = defaultdict(Errors)
+    model_transfer(tables, errors.__getitem__)
+    measured = {engine: [o.request_throughput for t in tables if t.group[1].startswith(engine) for o in t.observations]
+                for engine in errors}  # fmt: skip
+    return {engine: [m * (1 + e) for m, e in zip(measured[engine], found.values["model"]["request_throughput"],
+                                                 strict=True)]
+            for engine, found in errors.items()}  # fmt: skip
+
+
+def test_a_model_nobody_measured_is_predicted_from_the_other_families_medians_only() -> None:
+    """``validation.model_transfer`` measures the error of ``predict_roofline`` for a model with no bundled table:
+    each family's setups are predicted from priors whose medians leave that family out. Making DeepSeek-R1's own
+    sweep twice as slow moves Qwen3.5's prediction (its priors are DeepSeek's fit here) and not DeepSeek's."""
+    from infercost.performance.profiles import held_out_profiles, validation_tables
+
+    wanted = {("deepseek-r1", "sglang 0.5.9", "B200", "8", "fp8"), ("qwen3.5-397b-a17b", "sglang 0.5.9", "B200", "4",
+                                                                    "fp8")}  # fmt: skip
+    tables = [t for t in validation_tables([p for p in held_out_profiles() if p.closed_loop])
+              if t.group[:5] in wanted and len(t.group) == 5]  # fmt: skip
+    assert {t.group[0] for t in tables} == {"deepseek-r1", "qwen3.5-397b-a17b"}
+    before = _model_predictions(tables)["sglang"]
+    after = _model_predictions([_slower(t, 2.0) if t.group[0] == "deepseek-r1" else t for t in tables])["sglang"]
+    order = [t.group[0] for t in tables for _ in t.observations]
+    mine = [i for i, name in enumerate(order) if name == "deepseek-r1"]
+    theirs = [i for i, name in enumerate(order) if name != "deepseek-r1"]
+    assert [after[i] for i in mine] == pytest.approx([before[i] for i in mine], rel=1e-9)
+    assert all(after[i] < 0.9 * before[i] for i in theirs)
+
+
+def test_a_dense_model_nobody_measured_under_vllm_computes_at_its_setups_fitted_share_of_the_peak() -> None:
+    """``calibrate.unmeasured_prior``: vLLM's dense setups fit compute at the datasheet's peak (both bundled model
+    families), so a dense model with no table is predicted so under vLLM; under SGLang and TensorRT-LLM, whose
+    families disagree or stand alone, at the dense prior; a MoE model at its priors. ``EngineConfig.dense_compute_
+    prior`` is what the stored harness run measured (rerun ``bench.held_out_accuracy --write`` when they part)."""
+    from infercost.performance.calibrate import PRIOR, prior_for, unmeasured_prior
+    from infercost.performance.engine import COMPUTE
+    from infercost.performance.expected_error import held_out_errors
+
+    stored = held_out_errors()["dense_compute"]
+    assert stored["families_vllm"] >= 2
+    assert ENGINE_PRESETS["vllm"].dense_compute_prior == pytest.approx(stored["compute_ms_vllm"], rel=0.05)
+    for engine, compute in (("vllm", ENGINE_PRESETS["vllm"].dense_compute_prior), ("sglang", PRIOR[COMPUTE]),
+                            ("tensorrt-llm", PRIOR[COMPUTE])):  # fmt: skip
+        dense = setup_for("gemma-3-27b", engine_hardware("H100 SXM", 1, "bfloat16"), "bfloat16",
+                          ENGINE_PRESETS[engine])  # fmt: skip
+        assert unmeasured_prior(dense)[COMPUTE] == pytest.approx(compute), engine
+        moe = setup_for("qwen3-30b-a3b", engine_hardware("H100 SXM", 1, "bfloat16"), "bfloat16",
+                        ENGINE_PRESETS[engine])  # fmt: skip
+        assert unmeasured_prior(moe) == pytest.approx(prior_for(moe)), engine
+
+
+@pytest.mark.parametrize(("model", "kind", "engine"), [("qwen3-30b-a3b", "moe", "sglang"),
+                                                       ("gemma-3-27b", "dense", "vllm")])  # fmt: skip
+def test_a_roofline_of_a_model_with_no_table_carries_the_error_measured_for_that(model, kind, engine) -> None:
+    """It said "its error is unknown" and carried a fixed -50%..+100% range; the error of predicting a held-out
+    model family from the other families' priors is measured (the ``model`` transfer), and its ranges follow."""
+    from infercost.performance.expected_error import held_out_error
+    from infercost.performance.predict import Load, point_range, predict_roofline
+
+    predicted = predict_roofline(model, "H100 SXM", 1, "bfloat16", 1000, 300, Load([1, 8]), engine=engine)
+    error = held_out_error(kind, engine, "model")
+    assert predicted.transfer == "model" and predicted.expected_error == error
+    assert error["request_throughput"]["n"] > 50 and "other models" in predicted.notes[0]
+    for point in predicted.points:
+        low, high = point_range(point, error)["output_throughput"]
+        assert low == pytest.approx(point.output_throughput / (1 + error["request_throughput"]["p90"]))
+        assert high == pytest.approx(point.output_throughput / (1 + error["request_throughput"]["p10"]))

@@ -81,6 +81,20 @@ def test_models_list_json_lists_every_bundled_model():
     assert {"family", "kind", "total_params", "active_params", "default_dtype"} <= set(rows["kimi-k2"])
 
 
+def test_models_list_says_which_models_throughput_is_calibrated_on_and_under_which_engines():
+    """A model without a bundled table is predicted from priors alone: the list says so before anyone asks."""
+    from infercost.performance.predict import predict_roofline
+
+    rows = {row["model"]: row for row in json.loads(cli("models", "list", "--json").stdout)}
+    assert rows["gpt-oss-120b"]["tables"].keys() == {"vllm", "tensorrt-llm"}
+    assert rows["gpt-oss-120b"]["tables"]["vllm"] > 10 and rows["gemma-3-27b"]["tables"] == {}
+    for model in ("gemma-3-27b", "qwen3-30b-a3b"):
+        assert predict_roofline(model, "H200", 1, "bfloat16", 1000, 100).transfer == "model"
+    assert predict_roofline("gpt-oss-120b", "H200", 1, "mxfp4", 1000, 100).transfer != "model"
+    shown = cli("models", "list").stdout.splitlines()
+    assert "none: priors" in next(line for line in shown if line.startswith("gemma-3-27b"))
+
+
 def test_models_show_json_has_every_field():
     result = cli("models", "show", "DeepSeek-R1-0528", "--dtype", "fp8", "--kv-dtype", "fp8", "--context", "4096",
                  "--json")  # fmt: skip

@@ -101,16 +101,17 @@ def test_the_money_columns_of_the_options_table_fit_their_values():
         assert width is not None and longest * 7 + 16 <= width, (column, longest, width)
 
 
-def test_a_prediction_with_no_measured_transfer_does_not_read_none_transfer():
-    # Regression: a setup the engine model has nothing to calibrate on was captioned "roofline · none transfer".
+def test_a_prediction_of_a_model_nobody_measured_says_so_with_the_error_measured_for_that():
+    # Regression: a setup the engine model has nothing to calibrate on was captioned "roofline · none transfer", and
+    # then "error is unknown": it is the held-out error of predicting a model family from the others' priors.
     at = compare_with(cmp_tab="Predicted against measured")
     at.selectbox(key="cmp_model").set_value("qwen2.5-7b").run()
     at.button(key="cmp_add").click().run()
     setup = next(o for o in at.selectbox(key="cmp_engine_setup").options if o.startswith("qwen2.5-7b"))
     at.selectbox(key="cmp_engine_setup").set_value(setup).run()
     assert not at.exception, at.exception
-    caption = next(c.value for c in at.caption if "expected error" in c.value)
-    assert "none transfer" not in caption and "error is unknown" in caption
+    caption = next(c.value for c in at.caption if "roofline" in c.value)
+    assert "none transfer" not in caption and "model transfer" in caption and "off by a median" in caption
 
 
 def test_the_bills_in_dollars_carry_thousands_separators():
