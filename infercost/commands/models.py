@@ -8,12 +8,11 @@ Example: python -m infercost models list --json
 from __future__ import annotations
 
 import argparse
-from collections import Counter, defaultdict
 from typing import Any
 
 from infercost.commands.common import table
 from infercost.performance.architecture import DTYPES
-from infercost.performance.models import list_models, model_report, resolve
+from infercost.performance.models import model_report, resolve
 
 LIST_COLUMNS = ("model", "family", "kind", "attention", "total_params", "active_params", "default_dtype", "tables")
 
@@ -35,24 +34,10 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
 
 
 def run_list(args: argparse.Namespace) -> list[dict[str, Any]]:
-    """Every bundled model, with the bundled closed-loop tables its throughput predictions are calibrated on per
-    engine: a model with none is predicted from the engine model's priors alone (``throughput`` says so, with the
-    error measured for that), which a person choosing a model should see before asking."""
-    tables = _tables_by_model()
-    return [{**row, "tables": dict(sorted(tables.get(row["model"], {}).items()))} for row in list_models()]
+    """Every bundled model, with the bundled tables its throughput predictions are calibrated on per engine."""
+    from infercost.performance.profiles import listed_models
 
-
-def _tables_by_model() -> dict[str, Counter[str]]:
-    from infercost.performance.engine import engine_preset
-    from infercost.performance.models import find_bundled
-    from infercost.performance.profiles import closed_loop_profiles, held_out_profiles
-
-    found: dict[str, Counter[str]] = defaultdict(Counter)
-    for profile in [*closed_loop_profiles(), *held_out_profiles()]:
-        bundled = find_bundled(profile.model)
-        if bundled is not None and profile.closed_loop:
-            found[bundled.name][engine_preset(profile.engine)[0]] += 1
-    return found
+    return listed_models()
 
 
 def run_show(args: argparse.Namespace) -> dict[str, Any]:

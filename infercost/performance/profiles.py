@@ -384,6 +384,28 @@ def held_out_profiles() -> tuple[ThroughputProfile, ...]:
     return tuple(replace(p, calibration_set=True) for p in bundled_profiles() if not p.calibration_set)
 
 
+def tables_by_model() -> dict[str, dict[str, int]]:
+    """The bundled closed-loop tables of each bundled model, counted per engine (``engine_preset``'s names): what
+    its throughput predictions are calibrated on. A model with none is predicted from the engine model's priors
+    alone, which a person choosing a model should see before asking."""
+    found: dict[str, dict[str, int]] = {}
+    for profile in [*closed_loop_profiles(), *held_out_profiles()]:
+        bundled = find_bundled(profile.model)
+        if bundled is not None and profile.closed_loop:
+            engines = found.setdefault(bundled.name, {})
+            engine = engine_preset(profile.engine)[0]
+            engines[engine] = engines.get(engine, 0) + 1
+    return {model: dict(sorted(engines.items())) for model, engines in found.items()}
+
+
+def listed_models() -> list[dict[str, Any]]:
+    """``models.list_models``' rows, each with its ``tables_by_model`` (``tables``: {} where none is bundled)."""
+    from infercost.performance.models import list_models
+
+    tables = tables_by_model()
+    return [{**row, "tables": tables.get(row["model"], {})} for row in list_models()]
+
+
 def validation_tables(profiles: Sequence[ThroughputProfile] | None = None) -> list[Table]:
     """Every closed-loop profile the engine model can simulate, as a table for ``validation``; the others (see
     ``validation_skips``) are left out."""

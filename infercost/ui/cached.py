@@ -54,9 +54,10 @@ def model_report_json(model: str, config_path: str, dtype: str, kv_dtype: str, c
 
 @st.cache_data(show_spinner=False)
 def model_rows() -> list[dict[str, Any]]:
-    from infercost.performance.models import list_models
+    """``models list``'s rows: each bundled model with the bundled tables it is calibrated on per engine."""
+    from infercost.performance.profiles import listed_models
 
-    return list_models()
+    return listed_models()
 
 
 @st.cache_data(show_spinner=False)

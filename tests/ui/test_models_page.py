@@ -89,3 +89,14 @@ def test_the_self_host_form_offers_every_bundled_model_at_its_own_dtype_and_an_e
     added = at.session_state["self_host"][-1]
     assert added["throughput"]["roofline"] == {"model": "deepseek-v3", "dtype": "fp8", "engine": "sglang",
                                                "gpu": "H200", "gpus": 8}  # fmt: skip
+
+
+def test_the_page_says_what_a_models_throughput_predictions_are_calibrated_on():
+    """Before asking Compare, a person sees whether a model's throughput rests on bundled tables or on priors."""
+    at = models_page()
+    calibrated = next(m.value for m in at.markdown if m.value.startswith("**Throughput predictions**"))
+    assert "bundled vllm tables" in calibrated and "bundled tensorrt-llm tables" in calibrated  # gpt-oss-120b
+    at.selectbox(key="models_model").set_value("gemma-3-27b").run()
+    assert not at.exception
+    priors = next(m.value for m in at.markdown if m.value.startswith("**Throughput predictions**"))
+    assert "no bundled table" in priors and "priors" in priors

@@ -70,6 +70,12 @@ if report is not None:
         st.caption(f"config.json of {report['hf_id']}, bundled from {source['repo']} · {source['path']}")
     else:
         st.caption(f"config.json from {report['source']}")
+    tables = rows.get(report["model"], {}).get("tables", {})
+    st.markdown("**Throughput predictions** (Compare, Workload and bill): calibrated on "
+                + ", ".join(f"{count} bundled {engine} tables" for engine, count in tables.items())
+                if tables else "**Throughput predictions** (Compare, Workload and bill): no bundled table of this "
+                "model, so the engine model's priors for its kind and engine alone, with the error measured for "
+                "that: a held-out model family predicted from the others (Methodology).")  # fmt: skip
     st.markdown(f"**Where it fits**: concurrent {report['context']:,}-token sequences (KV cache "
                 f"{report['kv_dtype']}) beside the weights, 1 GB runtime per GPU and 90% of the rest for the cache")
     table = pd.DataFrame(fits_by_gpu(report["fits"]))
