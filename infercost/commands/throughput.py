@@ -45,6 +45,8 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
                         "float16, fp8 or nvfp4 (default: fp8 beside fp8 or nvfp4 weights, as TensorRT-LLM builds and "
                         "NVIDIA's NVFP4 checkpoints keep it, else 16-bit; vLLM and SGLang keep a natively FP8 "
                         "checkpoint's cache in bfloat16 unless --kv-cache-dtype fp8 is given)")  # fmt: skip
+    parser.add_argument("--config", metavar="PATH", help="the config.json (or model directory) of a roofline "
+                        "setup's model, for one `models list` lacks; offline, a model the bundle lacks needs it")
     for flag, meaning in (("--tensor-parallel", "GPUs each engine's tensor-parallel group spans (default: the "
                                                  "setup's GPUs over --data-parallel)"),
                           ("--expert-parallel", "GPUs of an engine its MoE experts are spread over (all-to-all "
@@ -81,7 +83,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     load = Load(concurrencies or None, rates, args.offline, args.cached_prompt_fraction)
     layout = Layout(args.tensor_parallel, args.expert_parallel or 1, args.data_parallel or 1)
     predicted = predict_source(args.source, args.input_tokens, args.output_tokens, load, engine=args.engine,
-                               layout=layout, kv_dtype=args.kv_dtype, db_path=args.db)  # fmt: skip
+                               layout=layout, kv_dtype=args.kv_dtype, config=args.config, db_path=args.db)  # fmt: skip
     return predicted.as_dict()
 
 

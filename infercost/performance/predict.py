@@ -49,9 +49,9 @@ from infercost.performance.profiles import (
     find_profile,
     held_out_profiles,
     layout_tag,
-    model_shape,
     observations,
     published_dtype,
+    roofline_shape,
     setup_for,
     validation_tables,
     weights_dtype,
@@ -463,16 +463,19 @@ def engine_name(engine: str | None) -> str | None:
 
 def predict_roofline(
     model: str, gpu: str, gpus: int, dtype: str, input_len: int, output_len: int, load: Load = Load(), *,
-    engine: str | None = None, layout: Layout = Layout(), kv_dtype: str | None = None,
+    engine: str | None = None, layout: Layout = Layout(), kv_dtype: str | None = None, config: str | None = None,
 ) -> PredictedProfile:  # fmt: skip
     """A setup nobody measured: the nearest calibration moved to these GPUs (and to the engine asked for), with
     the KV cache in ``kv_dtype`` if given (``profiles.kv_dtype_for`` otherwise); concurrencies whose KV caches do not
-    fit are left out."""
+    fit are left out. ``model`` is anything ``models show`` resolves (``profiles.roofline_shape``: ``config``, a
+    config.json or model directory, names a model the bundle lacks)."""
     _check_shape(input_len, output_len)
     kv_dtype = kv_cache_dtype(kv_dtype) if kv_dtype else None
     dtype, engine = weights_dtype(dtype), engine_name(engine)
     # an unknown GPU is refused first (engine_hardware), then an unknown model or dtype (setup_for)
-    setup_for(model, engine_hardware(gpu, gpus, dtype), dtype, ENGINE_PRESETS["vllm"])
+    hardware = engine_hardware(gpu, gpus, dtype)
+    shape = roofline_shape(model, config)
+    setup_for(model, hardware, dtype, ENGINE_PRESETS["vllm"], shape)
     datasheet = gpu_spec(gpu)
     gpu = datasheet.gpu  # as the catalog names it ("H100" is "H100 SXM"): the tables' hardware is named so
     upcast_note = _check_native(datasheet, dtype)
@@ -480,7 +483,7 @@ def predict_roofline(
     if engine == "tensorrt-llm" and not nvidia:
         raise InputError("engine", f"TensorRT-LLM runs on NVIDIA GPUs only and {datasheet.gpu} is "
                                    f"{datasheet.vendor}'s: use vllm or sglang")  # fmt: skip
-    layout = layout.resolved(gpus, model_shape(model))
+    layout = layout.resolved(gpus, shape)
     engines = layout.engines
     hardware = engine_hardware(gpu, gpus // engines, dtype)
     reference = _reference(model, gpu, gpus, dtype, engine, layout)
@@ -506,9 +509,9 @@ def predict_roofline(
             transfer = "engine"
             notes.append(f"measured on {measured_on}, scheduled as {engine} (its preset: step budget, chunked "
                          f"prefill, KV reservation); {basis}")
-        setup = setup_for(model, hardware, dtype, ENGINE_PRESETS[engine] if engine else reference_setup.engine)
+        setup = setup_for(model, hardware, dtype, ENGINE_PRESETS[engine] if engine else reference_setup.engine, shape)
     else:
-        setup = setup_for(model, hardware, dtype, ENGINE_PRESETS[engine or "vllm"])
+        setup = setup_for(model, hardware, dtype, ENGINE_PRESETS[engine or "vllm"], shape)
         calibration = Calibration(unmeasured_prior(setup), 0)
         transfer = "model"
         error = held_out_error(setup.shape.kind, engine or "vllm", transfer)
@@ -568,17 +571,18 @@ def kv_cache_dtype(asked: str) -> str | None:
 
 
 def predict_source(source: str, input_len: int, output_len: int, load: Load = Load(), *, engine: str | None = None,
-                   layout: Layout = Layout(), kv_dtype: str | None = None,
+                   layout: Layout = Layout(), kv_dtype: str | None = None, config: str | None = None,
                    db_path: str | Path | None = None) -> PredictedProfile:  # fmt: skip
     """What ``python -m infercost throughput SOURCE`` answers: a run id, a bundled id, or a roofline spec."""
     if source.startswith("roofline:"):
         model, gpu, gpus, dtype = parse_roofline(source)
         return predict_roofline(model, gpu, gpus, dtype, input_len, output_len, load, engine=engine, layout=layout,
-                                kv_dtype=kv_dtype)  # fmt: skip
-    for name, asked in (("engine", engine), ("tensor_parallel", layout != Layout()), ("kv_dtype", kv_dtype)):
+                                kv_dtype=kv_dtype, config=config)  # fmt: skip
+    for name, asked in (("engine", engine), ("tensor_parallel", layout != Layout()), ("kv_dtype", kv_dtype),
+                        ("config", config)):  # fmt: skip
         if asked:
-            raise InputError(name, "a run or a published table was measured on its own engine, layout and KV "
-                                   "cache; --engine, the parallel flags and --kv-dtype choose those of a "
+            raise InputError(name, "a run or a published table was measured on its own model, engine, layout and "
+                                   "KV cache; --config, --engine, the parallel flags and --kv-dtype choose those of a "
                                    "roofline:MODEL@NxGPU:DTYPE setup")  # fmt: skip
     profile = find_profile(source, db_path)
     if profile.offline:

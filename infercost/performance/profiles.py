@@ -261,6 +261,18 @@ def model_shape(model: str) -> ModelShape:
     return shape_of(found.architecture())
 
 
+def roofline_shape(model: str, config_path: str | None = None) -> ModelShape:
+    """The shape of a model a roofline setup names, as ``models show`` resolves it: its ``config.json`` where one is
+    given, else a bundled architecture, else the Hugging Face Hub's config (never the model's code), or InputError
+    naming ``model`` with how to give one. A published table's model stays bundled-only (``model_shape``): one the
+    bundle lacks is carried by the simple fitted model, not fetched."""
+    from infercost.performance.models import resolve
+
+    if not config_path and find_bundled(model):
+        return model_shape(model)
+    return shape_of(resolve(model, config_path).architecture)
+
+
 def engine_hardware(gpu: str, gpus: int, dtype: str) -> EngineHardware:
     """A replica's GPUs for the engine model: the datasheet's dense peak in the dtype the model computes in
     (FP8 or FP4 tensor cores where the GPU has them and the weights use them)."""
@@ -307,12 +319,14 @@ def kv_dtype_for(dtype: str) -> str | None:
     return "bfloat16" if dtype in ("int8", "int4", "mxfp4") else None
 
 
-def setup_for(model: str, hardware: EngineHardware, dtype: str, engine: EngineConfig) -> Setup:
-    """What the engine model needs to simulate a setup: the model's shape, the GPUs, the weights' dtype with its KV
-    cache's (``kv_dtype_for``) and the engine's scheduling."""
+def setup_for(model: str, hardware: EngineHardware, dtype: str, engine: EngineConfig,
+              shape: ModelShape | None = None) -> Setup:  # fmt: skip
+    """What the engine model needs to simulate a setup: the model's shape (a bundled architecture's unless given:
+    ``roofline_shape``), the GPUs, the weights' dtype with its KV cache's (``kv_dtype_for``) and the engine's
+    scheduling."""
     if dtype not in DTYPE_BYTES:
         raise InputError("dtype", f"unknown dtype {dtype!r}; known: {', '.join(DTYPE_BYTES)}")
-    return Setup(model_shape(model), hardware, dtype, engine, kv_dtype=kv_dtype_for(dtype))
+    return Setup(shape or model_shape(model), hardware, dtype, engine, kv_dtype=kv_dtype_for(dtype))
 
 
 def engine_setup(profile: ThroughputProfile) -> Setup:

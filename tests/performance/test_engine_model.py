@@ -468,6 +468,31 @@ def test_a_roofline_gpu_is_read_as_people_write_it():
     assert answers[0]["hardware"] == "H100 SXM" and "H100 SXM" in answers[0]["source"]
 
 
+def test_a_roofline_model_the_bundle_lacks_is_read_from_the_config_given(tmp_path):
+    """``--config PATH`` (issue 22's CLI) names a model ``models list`` lacks, as ``models show --config`` does: a
+    copy of Qwen3-30B-A3B's config.json under another name predicts what the bundled model does, from the priors,
+    and says so; a missing config, a model neither bundled nor given (offline), and --config beside a published
+    table are one line each naming the field, exit 2."""
+    from infercost.performance.models import bundled_config
+
+    folder = tmp_path / "my-moe"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(bundled_config("qwen3-30b-a3b")))
+    shape = ("--input-tokens", "1000", "--output-tokens", "300", "--concurrency", "1,16", "--engine", "sglang",
+             "--json")  # fmt: skip
+    given = cli("throughput", "roofline:my-moe@1xH100:bf16", "--config", str(folder), *shape)
+    bundled = cli("throughput", "roofline:qwen3-30b-a3b@1xH100:bf16", *shape)
+    assert given.returncode == 0, given.stderr
+    mine, theirs = json.loads(given.stdout), json.loads(bundled.stdout)
+    assert mine["model"] == "my-moe" and mine["transfer"] == "model" and mine["points"] == theirs["points"]
+    for args, field in ((("roofline:my-moe@1xH100:bf16", "--config", str(tmp_path / "none")), "config"),
+                        (("roofline:someorg/new-moe@1xH100:bf16",), "model"),
+                        ((NIM_8B_FP8, "--config", str(folder)), "config")):  # fmt: skip
+        refused = cli("throughput", *args, "--input-tokens", "1000", "--output-tokens", "300")
+        assert refused.returncode == 2 and refused.stderr.startswith(f"error: {field}: "), refused.stderr
+        assert len(refused.stderr.strip().splitlines()) == 1 and "Traceback" not in refused.stderr
+
+
 def test_a_stored_run_is_a_source_too(tmp_path):
     from infercost.runner.scripted_server import Script, running
 
