@@ -294,8 +294,9 @@ def model_transfer(tables: Sequence[Table], errors_for: Callable[[str], Errors])
                                                        in zip(FEATURES, MOE_PRIOR, strict=True)]))  # fmt: skip
         else:
             computes = [each.coefficients[COMPUTE] for each in others if each.engine == engine]
-            if setup.engine.dense_compute_prior is not None and computes:
-                setup = replace(setup, engine=replace(setup.engine, dense_compute_prior=float(np.median(computes))))
+            if setup.engine.dense_compute_prior is not None:  # none from the other families: the dense prior's
+                own = float(np.median(computes)) if computes else None
+                setup = replace(setup, engine=replace(setup.engine, dense_compute_prior=own))
             priors = unmeasured_prior(setup)
         for table in members:
             _score(errors_for(engine), ("model",), table.setup, Calibration(priors, 0), table)
