@@ -270,6 +270,9 @@ def roofline_shape(model: str, config_path: str | None = None) -> ModelShape:
 
     if not config_path and find_bundled(model):
         return model_shape(model)
+    if not config_path and "/" not in model:  # not a Hub id either
+        raise InputError("model", f"unknown architecture {model!r}: not bundled (`python -m infercost models list`); "
+                                  "name its Hugging Face id, or give its config.json (throughput --config PATH)")
     return shape_of(resolve(model, config_path).architecture)
 
 
