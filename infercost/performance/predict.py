@@ -472,10 +472,10 @@ def predict_roofline(
     _check_shape(input_len, output_len)
     kv_dtype = kv_cache_dtype(kv_dtype) if kv_dtype else None
     dtype, engine = weights_dtype(dtype), engine_name(engine)
-    # an unknown GPU is refused first (engine_hardware), then an unknown model or dtype (setup_for)
-    hardware = engine_hardware(gpu, gpus, dtype)
+    # an unknown GPU is refused first (engine_hardware), then an unknown model (roofline_shape) or dtype (setup_for)
+    replica = engine_hardware(gpu, gpus, dtype)
     shape = roofline_shape(model, config)
-    setup_for(model, hardware, dtype, ENGINE_PRESETS["vllm"], shape)
+    setup_for(model, replica, dtype, ENGINE_PRESETS["vllm"], shape)
     datasheet = gpu_spec(gpu)
     gpu = datasheet.gpu  # as the catalog names it ("H100" is "H100 SXM"): the tables' hardware is named so
     upcast_note = _check_native(datasheet, dtype)

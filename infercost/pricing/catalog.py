@@ -128,6 +128,7 @@ def gpu_spec(gpu: str) -> GpuSpec:
     raise InputError("gpu", f"no datasheet for {gpu!r}; known: {known}")
 
 
+@cache
 def catalog_gpu_name(written: str) -> str:
     """The catalog's name for a GPU as people and drivers write it: a datasheet's own name in any case, spacing or
     hyphens ("h100-sxm"), else ``canonical_gpu_name``'s ("H100", "NVIDIA H100 80GB HBM3"), else the name as written.
