@@ -21,7 +21,7 @@ from infercost.errors import InputError
 from infercost.performance.calibrate import Observation, Setup
 from infercost.performance.engine import EngineConfig, engine_preset
 from infercost.performance.engine import Hardware as EngineHardware
-from infercost.performance.models import find_bundled
+from infercost.performance.models import find_bundled, list_models, resolve
 from infercost.performance.roofline import DTYPE_ALIASES, DTYPE_BYTES, ModelShape
 from infercost.performance.roofline import model_shape as shape_of
 from infercost.performance.validation import OfflineTable, Table, dtype_width
@@ -266,8 +266,6 @@ def roofline_shape(model: str, config_path: str | None = None) -> ModelShape:
     given, else a bundled architecture, else the Hugging Face Hub's config (never the model's code), or InputError
     naming ``model`` with how to give one. A published table's model stays bundled-only (``model_shape``): one the
     bundle lacks is carried by the simple fitted model, not fetched."""
-    from infercost.performance.models import resolve
-
     if not config_path and find_bundled(model):
         return model_shape(model)
     if not config_path and "/" not in model:  # not a Hub id either
@@ -417,8 +415,6 @@ def tables_by_model() -> dict[str, dict[str, int]]:
 
 def listed_models() -> list[dict[str, Any]]:
     """``models.list_models``' rows, each with its ``tables_by_model`` (``tables``: {} where none is bundled)."""
-    from infercost.performance.models import list_models
-
     tables = tables_by_model()
     return [{**row, "tables": tables.get(row["model"], {})} for row in list_models()]
 
