@@ -266,9 +266,7 @@ def roofline_shape(model: str, config_path: str | None = None) -> ModelShape:
     given, else a bundled architecture, else the Hugging Face Hub's config (never the model's code), or InputError
     naming ``model`` with how to give one. A published table's model stays bundled-only (``model_shape``): one the
     bundle lacks is carried by the simple fitted model, not fetched."""
-    if not config_path and find_bundled(model):
-        return model_shape(model)
-    if not config_path and "/" not in model:  # not a Hub id either
+    if not config_path and "/" not in model and not find_bundled(model):  # not a Hub id either
         raise InputError("model", f"unknown architecture {model!r}: not bundled (`python -m infercost models list`); "
                                   "name its Hugging Face id, or give its config.json (throughput --config PATH)")
     return shape_of(resolve(model, config_path).architecture)

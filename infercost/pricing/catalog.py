@@ -133,11 +133,15 @@ def catalog_gpu_name(written: str) -> str:
     """The catalog's name for a GPU as people and drivers write it: a datasheet's own name in any case, spacing or
     hyphens ("h100-sxm"), else ``canonical_gpu_name``'s ("H100", "NVIDIA H100 80GB HBM3"), else the name as written.
     Before, only the first was read, and ``roofline:MODEL@8xH100:fp8`` was refused."""
-    squeezed = "".join(c for c in written.lower() if c not in " -_")
     for spec in bundled_gpu_specs():
-        if "".join(c for c in spec.gpu.lower() if c not in " -_") == squeezed:
+        if _squeezed(spec.gpu) == _squeezed(written):
             return spec.gpu
     return canonical_gpu_name(written) or written
+
+
+def _squeezed(name: str) -> str:
+    """A GPU name without case, spaces, hyphens or underscores: "H100-SXM" and "h100 sxm" are one GPU."""
+    return "".join(c for c in name.lower() if c not in " -_")
 
 
 def cheapest_offer(gpu: str, offers: Sequence[GpuPrice] | None = None) -> GpuPrice | None:
