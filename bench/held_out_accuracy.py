@@ -8,7 +8,8 @@ and TensorRT-LLM sweeps of MoE and dense models on H100 to B300 and MI300X), per
 
 Each (kind, engine) slice is validated on its own (``validation.validate``): a table predicted from its setup's
 tables of other shapes (``shape``), from one of them (``one_shape``), from the same model on other GPUs (``gpu``,
-and from the one setup a roofline would pick, ``nearest``); and across slices, from the same setup under another
+and from the one setup a roofline would pick, ``nearest``, or would pick with no engine release named,
+``any_release``); and across slices, from the same setup under another
 release of its engine (``engine_version``) or another engine (``engine``), each error counted in the predicted
 table's slice (``validation.engine_transfer``); and as a model nobody measured, from the priors alone, the MoE ones
 taken over the other model families (``model``: ``validation.model_transfer``).
@@ -129,8 +130,9 @@ def held_out_table(summary: dict) -> str:
 
 README = ENGINE_MODEL_DOC.parents[1] / "README.md"
 README_MARKER = "held-out-summary"
-README_TRANSFERS = {"shape": "other shapes, same setup", "nearest": "other GPUs (a roofline setup)",
-                    "engine": "another engine", "model": "nothing of that model (priors)"}  # fmt: skip
+README_TRANSFERS = {"shape": "other shapes, same setup", "nearest": "other GPUs, same release",
+                    "any_release": "other GPUs, release not named", "engine": "another engine",
+                    "model": "nothing of that model (priors)"}  # fmt: skip
 
 
 def readme_table(summary: dict) -> str:

@@ -38,6 +38,8 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
                         "offline batch, as trtllm-bench or vllm bench throughput run it): throughput and makespan")
     parser.add_argument("--engine", metavar="ENGINE", help="the engine of a roofline setup: vllm, sglang or trtllm "
                         "(default: the engine of the measurements it is calibrated on)")
+    parser.add_argument("--engine-version", metavar="V", help="the engine's release, e.g. 0.5.9: calibrated on that "
+                        "release's tables where bundled; not named, on any release's, with that wider error")
     parser.add_argument("--cached-prompt-fraction", type=float, default=0.0, metavar="F", help="share of each "
                         "prompt found in the engine's prefix cache (vLLM and SGLang cache prefixes by default); "
                         "that part is not prefilled again")  # fmt: skip
@@ -83,7 +85,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     load = Load(concurrencies or None, rates, args.offline, args.cached_prompt_fraction)
     layout = Layout(args.tensor_parallel, args.expert_parallel or 1, args.data_parallel or 1)
     predicted = predict_source(args.source, args.input_tokens, args.output_tokens, load, engine=args.engine,
-                               layout=layout, kv_dtype=args.kv_dtype, config=args.config, db_path=args.db)  # fmt: skip
+                               layout=layout, kv_dtype=args.kv_dtype, config=args.config, release=args.engine_version,
+                               db_path=args.db)  # fmt: skip
     return predicted.as_dict()
 
 

@@ -57,7 +57,7 @@ from infercost.performance.profiles import (
     weights_dtype,
 )
 from infercost.performance.roofline import ModelShape, dtype_bytes
-from infercost.performance.validation import Table, fit_tables, group_tables, source_rank
+from infercost.performance.validation import MISFIT, Table, fit_error, fit_tables, group_tables, source_rank
 from infercost.pricing import GpuSpec, gpu_spec
 
 DEFAULT_CONCURRENCIES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
@@ -127,6 +127,7 @@ class PredictedProfile:
     cached_prompt_fraction: float = 0.0  # share of each prompt served from the engine's prefix cache
     layout: Layout | None = None  # None: one tensor-parallel group over the replica's GPUs
     kv_dtype: str | None = None  # the KV cache's dtype the simulation sized and read (None: not simulated)
+    engine_version: str | None = None  # the engine release asked for (None: not named)
 
     @property
     def parallel(self) -> dict[str, int]:
@@ -143,6 +144,7 @@ class PredictedProfile:
     def as_dict(self) -> dict[str, object]:
         return {"basis": self.basis, "source": self.source, "model": self.model, "hardware": self.hardware,
                 "gpus_per_replica": self.gpus_per_replica, "dtype": self.dtype, "engine": self.engine,
+                "engine_version": self.engine_version,
                 "parallel": self.parallel, "input_len": self.input_len, "output_len": self.output_len,
                 "kv_dtype": self.kv_dtype, "cached_prompt_fraction": self.cached_prompt_fraction,
                 "transfer": self.transfer,
@@ -336,15 +338,16 @@ def predict_profile(profile: ThroughputProfile, input_len: int, output_len: int,
 
 
 def _reference(model: str, gpu: str, gpus: int, dtype: str, engine: str | None = None,
-               layout: Layout = Layout()) -> ThroughputProfile | None:  # fmt: skip
+               layout: Layout = Layout(), release: str | None = None) -> ThroughputProfile | None:  # fmt: skip
     """The measured or published profile nearest to a setup: same model, then the engine asked for, then the
     calibration set before the published tables kept out of it (``held_out_tables``: today's MoE models, and other
-    engines' sweeps of its dense ones), then the same weights, else the nearest bytes per weight, then
-    ``validation.source_rank`` (same GPU, points at more than one load, same layout, nearest GPU count, the most
-    data), then measured before published. The held-out tables are chosen by the rule their ``nearest`` transfer was
-    measured with. Until the engine asked for counted here, Llama-3.1-70B on 4x H200 under vLLM was calibrated on
-    NIM's 4x H100 tables and moved between engines (held-out dense TTFT median 40%), though vLLM's own tables of
-    that setup are bundled (13% from other shapes)."""
+    engines' sweeps of its dense ones), then the same weights, else the nearest bytes per weight, then the release
+    asked for (``release_distance``), then ``validation.source_rank`` (one its own calibration fits, same GPU, points
+    at more than one load, same layout, nearest GPU count, the most data), then measured before published. The
+    held-out tables are chosen by the rule their ``nearest`` and ``any_release`` transfers were measured with. Until
+    the engine asked for counted here, Llama-3.1-70B on 4x H200 under vLLM was calibrated on NIM's 4x H100 tables and
+    moved between engines (held-out dense TTFT median 40%), though vLLM's own tables of that setup are bundled (13%
+    from other shapes)."""
     wanted = find_bundled(model)
     same_width = {"float16": "bfloat16", "bfloat16": "float16"}
     target = (gpu, gpus, layout_tag(layout))
@@ -354,6 +357,7 @@ def _reference(model: str, gpu: str, gpus: int, dtype: str, engine: str | None =
         other_engine = engine is not None and engine_preset(p.engine)[0] != engine
         doublings = abs(math.log2(dtype_bytes(width) / dtype_bytes(dtype)))  # 16-bit from FP8 before from FP4
         return (other_engine, held_out, width not in (dtype, same_width.get(dtype)), doublings,
+                release_distance(p.engine_version, release),
                 *source_rank((p.hardware, p.gpus_per_replica, layout_tag(p)), target, points),
                 p.basis != "measured")  # fmt: skip
 
@@ -362,7 +366,36 @@ def _reference(model: str, gpu: str, gpus: int, dtype: str, engine: str | None =
     observed = _group_observations()
     held_out = [(near(t.profile, observed[t.table.group], True), t.profile) for t in held_out_tables().values()
                 if find_bundled(t.profile.model) == wanted]  # fmt: skip
-    return min([*calibration_set, *held_out], key=lambda ranked: ranked[0], default=(None, None))[1]
+    ranked = sorted([*calibration_set, *held_out], key=lambda pair: pair[0])
+    if not ranked:
+        return None
+    # one its own calibration misfits ranks after the others of its engine, width and release, as in source_rank
+    # (its misfit decided only for those ranked first: each one takes a fit)
+    best = [p for key, p in ranked if key[:5] == ranked[0][0][:5]]
+    return next((p for p in best if not _misfit(p.id)), ranked[0][1])
+
+
+def release_distance(found: str | None, asked: str | None) -> int:
+    """How far a table's engine release is from the one asked for: 0 the same (``v0.5.9`` is ``0.5.9``) or none
+    asked, 1 a release of that line (``0.5.9`` or ``0.5.9.post1`` where ``0.5`` is asked, ``1.2.0rc6`` where
+    ``1.2.0`` is), 2 another or unnamed."""
+    if not asked:
+        return 0
+    found, asked = (found or "").lower().removeprefix("v"), asked.lower().removeprefix("v")
+    if found == asked:
+        return 0
+    line = found.startswith(asked) and not found[len(asked):len(asked) + 1].isdigit()
+    return 1 if line else 2
+
+
+@cache
+def _misfit(profile_id: str) -> bool:
+    """Whether a held-out table's setup is one its own calibration misses (``validation.MISFIT``)."""
+    if profile_id not in held_out_tables():
+        return False
+    group = held_out_tables()[profile_id].table.group
+    tables = [t.table for t in held_out_tables().values() if t.table.group == group]
+    return fit_error(_calibrated_held_out(profile_id), tables) > MISFIT
 
 
 @cache
@@ -394,20 +427,24 @@ def _calibrated_held_out(profile_id: str) -> Calibration:
     return fit_tables([t.table for t in held_out_tables().values() if t.table.group == group])
 
 
-def _reference_calibration(reference: ThroughputProfile, gpu: str, gpus: int) -> tuple[Setup, Calibration, str,
-                                                                                         dict[str, dict[str, float]]]:
+def _reference_calibration(reference: ThroughputProfile, gpu: str, gpus: int, release: str | None = None,
+                           ) -> tuple[Setup, Calibration, str, dict[str, dict[str, float]]]:  # fmt: skip
     """The reference's setup and calibration, the transfer that moving it here is, and that transfer's measured
-    error: on the calibration set's tables, or on the held-out tables of the reference's model kind and engine."""
+    error: on the calibration set's tables, or on the held-out tables of the reference's model kind and engine. A
+    held-out reference of another release than the one named, or with none named, is the ``any_release`` transfer:
+    a person's release may be any, and moves between releases miss more than moves between GPUs."""
     if reference.id not in held_out_tables():
         setup, calibration, _, _ = calibrate_profile(reference)
         return setup, calibration, "gpu", expected_error("gpu")
     setup = held_out_tables()[reference.id].table.setup
     same_gpus = reference.hardware.lower() == gpu.lower() and reference.gpus_per_replica == gpus
     kind, engine = setup.shape.kind, engine_preset(reference.engine)[0]
-    # another GPU's setup is calibrated on the nearest (``_reference``): the error of that rule, where it was measured
-    transfer = "shape" if same_gpus else "nearest" if held_out_error(kind, engine, "nearest") else "gpu"
-    error = held_out_error(kind, engine, transfer)
-    return setup, _calibrated_held_out(reference.id), transfer, error
+    named = release is not None and release_distance(reference.engine_version, release) == 0
+    if not named and held_out_error(kind, engine, "any_release"):
+        transfer = "any_release"
+    else:  # another GPU's setup is calibrated on the nearest (``_reference``): the error of that rule
+        transfer = "shape" if same_gpus else "nearest" if held_out_error(kind, engine, "nearest") else "gpu"
+    return setup, _calibrated_held_out(reference.id), transfer, held_out_error(kind, engine, transfer)
 
 
 def _usable(profile: ThroughputProfile) -> bool:
@@ -461,17 +498,40 @@ def engine_name(engine: str | None) -> str | None:
     return ENGINE_NAMES[key]
 
 
+def engine_release(release: str | None) -> str | None:
+    """An engine release as ``--engine-version`` gives it (``0.5.9``, ``v0.11.2``, ``1.2.0rc6.post3``), or
+    InputError."""
+    if release is None:
+        return None
+    if not re.fullmatch(r"v?[0-9][0-9A-Za-z.+-]{0,40}", release.strip()):
+        raise InputError("engine_version", f"must be a release such as 0.5.9 or 1.2.0rc6, got {release!r}")
+    return release.strip()
+
+
+def release_note(reference: ThroughputProfile, release: str | None) -> str:
+    """Why a prediction carries the error of a source of any release."""
+    found = reference.engine if reference.engine_version else f"{reference.engine}, a release its source leaves unnamed"
+    if release is None:
+        return (f"no engine release named (--engine-version): calibrated on {found}; its error and ranges are those "
+                "of a source of any release, as releases of one engine differ")  # fmt: skip
+    kin = "of its line" if release_distance(reference.engine_version, release) == 1 else "nearest"
+    return (f"no table of release {release} of this model and weights: calibrated on {found} ({kin}); its error and "
+            "ranges are those of a source of any release")
+
+
 def predict_roofline(
     model: str, gpu: str, gpus: int, dtype: str, input_len: int, output_len: int, load: Load = Load(), *,
     engine: str | None = None, layout: Layout = Layout(), kv_dtype: str | None = None, config: str | None = None,
+    release: str | None = None,
 ) -> PredictedProfile:  # fmt: skip
-    """A setup nobody measured: the nearest calibration moved to these GPUs (and to the engine asked for), with
+    """A setup nobody measured: the nearest calibration moved to these GPUs (and to the engine asked for, of the
+    release asked for where one is bundled), with
     the KV cache in ``kv_dtype`` if given (``profiles.kv_dtype_for`` otherwise); concurrencies whose KV caches do not
     fit are left out. ``model`` is anything ``models show`` resolves (``profiles.roofline_shape``: ``config``, a
     config.json or model directory, names a model the bundle lacks)."""
     _check_shape(input_len, output_len)
     kv_dtype = kv_cache_dtype(kv_dtype) if kv_dtype else None
-    dtype, engine = weights_dtype(dtype), engine_name(engine)
+    dtype, engine, release = weights_dtype(dtype), engine_name(engine), engine_release(release)
     # an unknown GPU is refused first (engine_hardware), then an unknown model (roofline_shape) or dtype (setup_for)
     replica = engine_hardware(gpu, gpus, dtype)
     shape = roofline_shape(model, config)
@@ -486,20 +546,23 @@ def predict_roofline(
     layout = layout.resolved(gpus, shape)
     engines = layout.engines
     hardware = engine_hardware(gpu, gpus // engines, dtype)
-    reference = _reference(model, gpu, gpus, dtype, engine, layout)
+    reference = _reference(model, gpu, gpus, dtype, engine, layout, release)
     if reference is not None and not nvidia and engine_preset(reference.engine)[0] == "tensorrt-llm":
         # calibrated on TensorRT-LLM, which this GPU cannot run: the nearest vLLM table, else vLLM's scheduler on it
-        reference = _reference(model, gpu, gpus, dtype, "vllm", layout)
+        reference = _reference(model, gpu, gpus, dtype, "vllm", layout, release)
         measured = engine_preset(reference.engine)[0] if reference else "vllm"
         engine = engine or (measured if measured != "tensorrt-llm" else "vllm")
     spec = f"roofline:{model}@{gpus}x{hardware.gpu}:{dtype}"
     error: dict[str, dict[str, float]] = {}
     if reference is not None:
-        reference_setup, calibration, transfer, error = _reference_calibration(reference, hardware.gpu, gpus)
+        reference_setup, calibration, transfer, error = _reference_calibration(reference, hardware.gpu, gpus,
+                                                                               release)  # fmt: skip
         measured_on = engine_preset(reference.engine)[0]
         notes = [f"engine model calibrated on {reference.id} ({reference.gpus_per_replica}x {reference.hardware}, "
                  f"{reference.dtype}, {reference.engine}), moved to {gpus}x {hardware.gpu}: bandwidth, compute and "
                  "KV-cache capacity from the datasheet"]  # fmt: skip
+        if transfer == "any_release":
+            notes.append(release_note(reference, release))
         if engine not in (None, measured_on):  # another engine's scheduler over this engine's fitted step costs
             calibration = calibration.under_another_engine()
             error = compounded(error, held_out_error(reference_setup.shape.kind, engine, "engine"))  # after the GPUs'
@@ -548,7 +611,7 @@ def predict_roofline(
     scheduled = engine or (engine_preset(reference.engine)[0] if reference else "vllm")
     return PredictedProfile("roofline", spec, model, hardware.gpu, gpus, dtype, input_len, output_len, points,
                             transfer, error, calibration, notes, scheduled,
-                            setup.cached_prompt_fraction, layout, setup.kv_dtype or dtype)  # fmt: skip
+                            setup.cached_prompt_fraction, layout, setup.kv_dtype or dtype, release)  # fmt: skip
 
 
 # What a KV cache is kept in: 16 or 32-bit floats, FP8 (vLLM, SGLang and TensorRT-LLM's --kv-cache-dtype fp8) or
@@ -572,18 +635,18 @@ def kv_cache_dtype(asked: str) -> str | None:
 
 def predict_source(source: str, input_len: int, output_len: int, load: Load = Load(), *, engine: str | None = None,
                    layout: Layout = Layout(), kv_dtype: str | None = None, config: str | None = None,
-                   db_path: str | Path | None = None) -> PredictedProfile:  # fmt: skip
+                   release: str | None = None, db_path: str | Path | None = None) -> PredictedProfile:  # fmt: skip
     """What ``python -m infercost throughput SOURCE`` answers: a run id, a bundled id, or a roofline spec."""
     if source.startswith("roofline:"):
         model, gpu, gpus, dtype = parse_roofline(source)
         return predict_roofline(model, gpu, gpus, dtype, input_len, output_len, load, engine=engine, layout=layout,
-                                kv_dtype=kv_dtype, config=config)  # fmt: skip
-    for name, asked in (("engine", engine), ("tensor_parallel", layout != Layout()), ("kv_dtype", kv_dtype),
-                        ("config", config)):  # fmt: skip
+                                kv_dtype=kv_dtype, config=config, release=release)  # fmt: skip
+    for name, asked in (("engine", engine), ("engine_version", release), ("tensor_parallel", layout != Layout()),
+                        ("kv_dtype", kv_dtype), ("config", config)):  # fmt: skip
         if asked:
             raise InputError(name, "a run or a published table was measured on its own model, engine, layout and "
-                                   "KV cache; --config, --engine, the parallel flags and --kv-dtype choose those of a "
-                                   "roofline:MODEL@NxGPU:DTYPE setup")  # fmt: skip
+                                   "KV cache; --config, --engine, --engine-version, the parallel flags and --kv-dtype "
+                                   "choose those of a roofline:MODEL@NxGPU:DTYPE setup")  # fmt: skip
     profile = find_profile(source, db_path)
     if profile.offline:
         raise InputError("source", f"{source} is an offline maximum-throughput table (no latencies); name a "

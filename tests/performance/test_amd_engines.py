@@ -34,7 +34,7 @@ def test_an_amd_gpu_is_calibrated_on_vllms_own_tables_not_on_tensorrt_llms_resch
     nvidia = predict_roofline("llama-3.1-8b", "H100 SXM", 1, "bfloat16", 1000, 300)
     amd = predict_roofline("llama-3.1-8b", "MI300X", 1, "bfloat16", 1000, 300)
     assert nvidia.engine == "tensorrt-llm"
-    assert amd.engine == "vllm" and amd.transfer == "nearest"
+    assert amd.engine == "vllm" and amd.transfer == "any_release"  # no release named
     assert amd.notes[0].startswith("engine model calibrated on published:aic-vllm-")
     assert not any("scheduled as" in note for note in amd.notes)
 

@@ -310,17 +310,17 @@ def test_a_roofline_setup_is_calibrated_on_the_nearest_published_setup(setup: st
     assert calibrated_on in predicted.notes[0].split(" (")[0], predicted.notes[0]
 
 
-@pytest.mark.parametrize(("setup", "engine", "calibrated_on", "transfer"), [
-    ("llama-3.1-70b@4xH200:fp8", "vllm", "published:aic-vllm-", "shape"),  # not NIM's 4x H100 moved between engines
-    ("llama-3.1-8b@8xH200:fp8", "sglang", "published:aic-sglang-", "shape"),
-    ("llama-3.1-8b@4xH100 SXM:fp8", "sglang", "published:aic-sglang-", "nearest"),  # SGLang's H200s: other GPUs
-    ("llama-3.1-70b@4xH200:fp8", None, "published:nim-", "gpu"),  # no engine asked: the calibration set, as before
+@pytest.mark.parametrize(("setup", "engine", "release", "calibrated_on", "transfer"), [
+    ("llama-3.1-70b@4xH200:fp8", "vllm", None, "published:aic-vllm-", "any_release"),  # not NIM's 4x H100 moved
+    ("llama-3.1-8b@8xH200:fp8", "sglang", None, "published:aic-sglang-", "any_release"),
+    ("llama-3.1-8b@4xH100 SXM:fp8", "sglang", "0.5.6.post2", "published:aic-sglang-0.5.6.post2-", "nearest"),
+    ("llama-3.1-70b@4xH200:fp8", None, None, "published:nim-", "gpu"),  # no engine asked: the calibration set
 ])  # fmt: skip
 def test_a_dense_setup_is_calibrated_on_the_engine_asked_for_where_its_tables_are_bundled(
-        setup: str, engine: str | None, calibrated_on: str, transfer: str) -> None:  # fmt: skip
+        setup: str, engine: str | None, release: str | None, calibrated_on: str, transfer: str) -> None:  # fmt: skip
     from infercost.performance.predict import predict_source
 
-    predicted = predict_source(f"roofline:{setup}", 1000, 1000, engine=engine)
+    predicted = predict_source(f"roofline:{setup}", 1000, 1000, engine=engine, release=release)
     assert predicted.notes[0].startswith(f"engine model calibrated on {calibrated_on}"), predicted.notes[0]
     assert predicted.transfer == transfer
 
@@ -329,11 +329,16 @@ def test_a_roofline_on_other_gpus_carries_the_error_of_the_rule_that_chose_its_c
     from infercost.performance.expected_error import held_out_error
     from infercost.performance.predict import point_range, predict_source
 
-    predicted = predict_source("roofline:deepseek-ai/DeepSeek-R1@16xGB200:nvfp4", 1000, 1000, engine="trtllm")
+    spec = "roofline:deepseek-ai/DeepSeek-R1@16xGB200:nvfp4"
+    predicted = predict_source(spec, 1000, 1000, engine="trtllm", release="1.2.0rc6.post2")
     nearest, every_pair = (held_out_error("moe", "tensorrt-llm", t) for t in ("nearest", "gpu"))
     assert predicted.transfer == "nearest" and predicted.expected_error == nearest != every_pair
+    assert "TensorRT-LLM 1.2.0rc6.post2" in predicted.notes[0]
     low, high = point_range(predicted.points[0], nearest)["output_throughput"]
     assert low < predicted.points[0].output_throughput < high  # the range a person sees is the nearest rule's
+    unnamed = predict_source(spec, 1000, 1000, engine="trtllm")  # a release not named: chosen among all
+    assert unnamed.transfer == "any_release"
+    assert unnamed.expected_error == held_out_error("moe", "tensorrt-llm", "any_release") != nearest
 
 
 def test_a_table_whose_stated_layout_cannot_run_is_refused_with_the_reason() -> None:

@@ -1,0 +1,135 @@
+"""Which engine release a roofline setup is calibrated on, and the error it then carries: ``--engine-version``
+names one; not named, the source may be any release (``any_release``), and a setup its own fit misses ranks last."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from infercost.performance.calibrate import Observation
+from infercost.performance.profiles import held_out_profiles, validation_tables
+from infercost.performance.validation import MISFIT, fit_error, fit_tables, group_tables, source_rank, validate
+
+MISFIT_TABLE = "published:aic-sglang-unversioned-deepseek-r1-4xb200-fp4-tp4-dp1-ep1-1024in-1024out"
+UNVERSIONED = ("deepseek-r1", "sglang", "B200", "4", "nvfp4")
+RELEASED = ("deepseek-r1", "sglang 0.5.9", "B200", "4", "nvfp4", "ep4")
+
+
+@pytest.fixture(scope="module")
+def groups():
+    return group_tables(validation_tables([p for p in held_out_profiles() if p.closed_loop]))
+
+
+def test_a_setup_is_a_misfit_when_its_own_calibration_misses_its_own_points(groups) -> None:
+    """SGLang's unversioned DeepSeek-R1 NVFP4 sweep on 4x B200 jumps from 0.9 s TTFT at 16 users to 7.1 s at 32, and
+    takes 5.5 s to prefill one 8K prompt that 0.5.9 prefills in 0.3 s: no calibration fits it. The same sweep with
+    its TTFTs made sane is no misfit, and 0.5.9's is none either."""
+    from dataclasses import replace
+
+    misfit = groups[UNVERSIONED]
+    assert fit_error(fit_tables(misfit), misfit) > MISFIT
+    assert fit_error(fit_tables(groups[RELEASED]), groups[RELEASED]) < MISFIT
+
+    def sane(o: Observation) -> Observation:  # a prompt prefilled at 0.3 ms a token, queued as users grow
+        ttft = 0.3 * o.input_len * (1 + o.concurrency / 64)
+        return replace(o, mean_ttft_ms=ttft, p95_ttft_ms=None,
+                       request_throughput=o.concurrency / ((ttft + (o.output_len - 1) * o.mean_tpot_ms) / 1000))
+
+    made_sane = [replace(t, observations=tuple(map(sane, t.observations))) for t in misfit]
+    assert fit_error(fit_tables(made_sane), made_sane) < MISFIT
+
+
+def test_a_misfit_source_ranks_after_every_other_even_on_the_same_gpus() -> None:
+    here, elsewhere = ("B200", 4, ()), ("H200", 8, ("ep8",))
+    levels = [Observation(c, 1000, 100, 1.0, 100.0, 10.0) for c in (1, 8, 64)]
+    assert source_rank(elsewhere, here, levels) < source_rank(here, here, levels, misfit=True)
+    assert source_rank(here, here, levels) < source_rank(elsewhere, here, levels)
+
+
+def test_any_release_scores_a_setup_from_another_release_where_nearest_has_none(groups) -> None:
+    """0.5.9's 4x B200 setup has no other 0.5.9 setup of its weights in these tables: ``nearest`` scores nothing,
+    ``any_release`` takes the unversioned one (each from the other)."""
+    released, unversioned = groups[RELEASED], groups[UNVERSIONED]
+    errors, _ = validate([*released, *unversioned], ("nearest", "any_release"))
+    assert "nearest" not in errors.values
+    points = sum(len(t.observations) for t in [*released, *unversioned])
+    assert len(errors.values["any_release"]["mean_ttft_ms"]) == points
+
+
+@pytest.mark.parametrize(("found", "asked", "distance"), [
+    ("0.5.9", None, 0), (None, None, 0), ("0.5.9", "0.5.9", 0), ("0.5.9", "v0.5.9", 0), ("v0.11.2", "0.11.2", 0),
+    ("0.5.9.post1", "0.5.9", 1), ("0.5.9", "0.5", 1), ("1.2.0rc6.post3", "1.2.0", 1),
+    ("0.5.10", "0.5.1", 2), ("0.5.6", "0.5.9", 2), (None, "0.5.9", 2), ("", "0.5.9", 2),
+])  # fmt: skip
+def test_a_release_is_near_the_one_asked_for_when_it_is_that_release_or_of_its_line(found, asked, distance) -> None:
+    from infercost.performance.predict import release_distance
+
+    assert release_distance(found, asked) == distance
+
+
+def test_a_release_named_is_calibrated_on_its_own_tables_and_carries_the_same_release_error() -> None:
+    from infercost.performance.expected_error import held_out_error
+    from infercost.performance.predict import Layout, predict_roofline
+
+    layout = Layout(expert_parallel=4)
+    named = predict_roofline("deepseek-r1", "B200", 4, "nvfp4", 1024, 1024, engine="sglang", layout=layout,
+                             release="v0.5.9")  # fmt: skip
+    assert "SGLang 0.5.9" in named.notes[0] and named.transfer == "shape"
+    assert named.as_dict()["engine_version"] == "v0.5.9"
+    unnamed = predict_roofline("deepseek-r1", "B200", 4, "nvfp4", 1024, 1024, engine="sglang", layout=layout)
+    assert unnamed.transfer == "any_release" and unnamed.expected_error == held_out_error("moe", "sglang",
+                                                                                         "any_release")
+    assert any(note.startswith("no engine release named (--engine-version)") for note in unnamed.notes)
+    assert unnamed.as_dict()["engine_version"] is None
+    # the any-release error is the wider: releases of one engine differ more than its GPUs do
+    wide, narrow = unnamed.expected_error["mean_ttft_ms"], named.expected_error["mean_ttft_ms"]
+    assert wide["p90"] - wide["p10"] > narrow["p90"] - narrow["p10"]
+
+
+def test_a_release_with_no_table_of_those_weights_says_what_it_was_calibrated_on() -> None:
+    from infercost.performance.predict import predict_roofline
+
+    predicted = predict_roofline("deepseek-r1", "B200", 4, "nvfp4", 1024, 1024, engine="sglang", release="0.4.2")
+    assert predicted.transfer == "any_release"
+    assert any(note.startswith("no table of release 0.4.2 of this model and weights") and "(nearest)" in note
+               for note in predicted.notes)  # fmt: skip
+    line = predict_roofline("deepseek-r1", "B200", 8, "nvfp4", 1024, 1024, engine="trtllm", release="1.2.0rc6")
+    assert line.transfer == "any_release" and "TensorRT-LLM 1.2.0rc6." in line.notes[0]
+    assert any("(of its line)" in note for note in line.notes)
+
+
+def test_a_setup_its_own_fit_misses_is_not_the_calibration_though_it_has_the_layout_asked_for() -> None:
+    """Moved to 4x MI355X, the misfit sweep (plain TP4, the layout asked for) predicted 541 ms TTFT at 4 users where
+    InferenceX measured 148 ms (SGLang 0.5.9, 1K/1K); 0.5.9's sweep under EP4 is taken instead."""
+    from infercost.performance.predict import _misfit, predict_roofline
+
+    predicted = predict_roofline("deepseek-r1", "MI355X", 4, "mxfp4", 1024, 1024, engine="sglang")
+    assert _misfit(MISFIT_TABLE)
+    assert "unversioned" not in predicted.notes[0] and "SGLang 0.5.9" in predicted.notes[0]
+    assert predicted.parallel == {"tensor_parallel": 4, "expert_parallel": 1, "data_parallel": 1}
+
+
+def _throughput(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "infercost", "throughput", *args, "--input-tokens", "1000",
+                           "--output-tokens", "300"], capture_output=True, text=True, timeout=180)  # fmt: skip
+
+
+@pytest.mark.parametrize("args", [
+    ["roofline:deepseek-r1@4xB200:nvfp4", "--engine", "sglang", "--engine-version", "0.5.9; rm -rf /"],
+    ["roofline:deepseek-r1@4xB200:nvfp4", "--engine", "sglang", "--engine-version", ""],
+    [MISFIT_TABLE, "--engine-version", "0.5.9"],  # a published table was measured on its own release
+])  # fmt: skip
+def test_a_bad_or_misplaced_release_is_one_line_naming_the_field(args: list[str]) -> None:
+    done = _throughput(*args)
+    assert done.returncode == 2 and "engine_version" in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_the_json_answer_names_the_release_asked_for() -> None:
+    done = _throughput("roofline:deepseek-r1@4xB200:nvfp4", "--engine", "sglang", "--engine-version", "0.5.9",
+                       "--expert-parallel", "4", "--concurrency", "4", "--json")  # fmt: skip
+    payload = json.loads(done.stdout)
+    assert payload["engine_version"] == "0.5.9" and payload["transfer"] == "shape"
