@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from infercost.errors import InputError, from_pydantic
+from infercost.performance.engine import RELEASE_PATTERN
 
 LATENCY_METRICS = tuple(
     f"{stat}_{metric}_ms"
@@ -88,6 +89,7 @@ class Roofline(_Strict):
     dtype: Literal["bfloat16", "float16", "fp8", "int8", "int4", "mxfp4", "nvfp4"] = "bfloat16"
     gpus: int = Field(default=1, ge=1, le=64)
     engine: Literal["vllm", "sglang", "trtllm"] | None = None  # None: the engine its calibration was measured on
+    engine_version: str | None = Field(default=None, pattern=f"^{RELEASE_PATTERN}$")  # None: any release's tables
     tensor_parallel: int | None = Field(default=None, ge=1, le=64)  # None: the GPUs over data_parallel
     expert_parallel: int = Field(default=1, ge=1, le=64)
     data_parallel: int = Field(default=1, ge=1, le=64)

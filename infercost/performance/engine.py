@@ -232,6 +232,10 @@ LARGE_GPU_GB = 160 * 1024 * 2**20 / 1e9  # SGLang's tier for a larger chunked pr
 SMALL_GPU_GB = 70 * 2**30 / 1e9  # vLLM's tier for its larger defaults (device memory >= 70 GiB)
 
 
+# An engine release as people write it: 0.5.9, v0.11.2, 1.2.0rc6.post3, nightly-dev-20260402 (``--engine-version``)
+RELEASE_PATTERN = r"[0-9A-Za-z][0-9A-Za-z.+_-]{0,63}"
+
+
 def engine_preset(engine: str) -> tuple[str, EngineConfig]:
     """The preset an engine's name refers to (``NVIDIA NIM, TensorRT-LLM backend`` → tensorrt-llm, with NIM's engine
     build); vLLM's otherwise."""

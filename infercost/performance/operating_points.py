@@ -79,7 +79,7 @@ def throughput_points(
         layout = Layout(r.tensor_parallel, r.expert_parallel, r.data_parallel)
         return predicted_points(predict_roofline(r.model, r.gpu, r.gpus, r.dtype, *shape,
                                                  Load(cached_prompt_fraction=cached_prompt_fraction),
-                                                 engine=r.engine, layout=layout))  # fmt: skip
+                                                 engine=r.engine, layout=layout, release=r.engine_version))  # fmt: skip
     else:
         profile = (load_run or find_profile)(str(throughput.run))
     points = [

@@ -38,7 +38,13 @@ from infercost.performance.calibrate import (
     predict_rate,
     unmeasured_prior,
 )
-from infercost.performance.engine import ENGINE_PRESETS, engine_preset, held_weight_bytes, held_window_tokens
+from infercost.performance.engine import (
+    ENGINE_PRESETS,
+    RELEASE_PATTERN,
+    engine_preset,
+    held_weight_bytes,
+    held_window_tokens,
+)
 from infercost.performance.expected_error import compounded, expected_error, held_out_error, stored_calibrations
 from infercost.performance.models import find_bundled
 from infercost.performance.profiles import (
@@ -503,7 +509,7 @@ def engine_release(release: str | None) -> str | None:
     InputError."""
     if release is None:
         return None
-    if not re.fullmatch(r"v?[0-9][0-9A-Za-z.+-]{0,40}", release.strip()):
+    if not re.fullmatch(RELEASE_PATTERN, release.strip()):
         raise InputError("engine_version", f"must be a release such as 0.5.9 or 1.2.0rc6, got {release!r}")
     return release.strip()
 

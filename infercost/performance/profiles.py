@@ -17,9 +17,11 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from packaging.version import InvalidVersion, Version
+
 from infercost.errors import InputError
 from infercost.performance.calibrate import Observation, Setup
-from infercost.performance.engine import EngineConfig, engine_preset
+from infercost.performance.engine import NIM_ENGINE, EngineConfig, engine_preset
 from infercost.performance.engine import Hardware as EngineHardware
 from infercost.performance.models import find_bundled, list_models, resolve
 from infercost.performance.roofline import DTYPE_ALIASES, DTYPE_BYTES, ModelShape
@@ -402,13 +404,40 @@ def tables_by_model() -> dict[str, dict[str, int]]:
     its throughput predictions are calibrated on. A model with none is predicted from the engine model's priors
     alone, which a person choosing a model should see before asking."""
     found: dict[str, dict[str, int]] = {}
+    for model, engine, _ in _bundled_closed_loop():
+        engines = found.setdefault(model, {})
+        engines[engine] = engines.get(engine, 0) + 1
+    return {model: dict(sorted(engines.items())) for model, engines in found.items()}
+
+
+@cache
+def releases_by_model() -> dict[str, dict[str, list[str]]]:
+    """The engine releases each bundled model's closed-loop tables name, per engine, newest first: the ones
+    ``throughput --engine-version`` (and the app's release list) calibrates on first."""
+    found: dict[str, dict[str, set[str]]] = {}
+    for model, engine, profile in _bundled_closed_loop():
+        # a NIM container's version is NIM's, not its TensorRT-LLM's: not a release --engine trtllm names
+        if profile.engine_version and engine_preset(profile.engine)[1] is not NIM_ENGINE:
+            found.setdefault(model, {}).setdefault(engine, set()).add(profile.engine_version)
+    return {model: {engine: sorted(releases, key=_release_order, reverse=True) for engine, releases in engines.items()}
+            for model, engines in found.items()}  # fmt: skip
+
+
+def _release_order(release: str) -> tuple[int, Version | str]:
+    try:
+        return 1, Version(release)
+    except InvalidVersion:  # not PEP 440 (a vendor's own tag): after those that are, by name
+        return 0, release
+
+
+def _bundled_closed_loop() -> list[tuple[str, str, ThroughputProfile]]:
+    """(bundled model, engine preset, profile) of every bundled closed-loop table of a bundled model."""
+    found = []
     for profile in [*closed_loop_profiles(), *held_out_profiles()]:
         bundled = find_bundled(profile.model)
         if bundled is not None and profile.closed_loop:
-            engines = found.setdefault(bundled.name, {})
-            engine = engine_preset(profile.engine)[0]
-            engines[engine] = engines.get(engine, 0) + 1
-    return {model: dict(sorted(engines.items())) for model, engines in found.items()}
+            found.append((bundled.name, engine_preset(profile.engine)[0], profile))
+    return found
 
 
 def listed_models() -> list[dict[str, Any]]:

@@ -9,7 +9,8 @@ from typing import Any
 from infercost.costmodel.owned import OwnedHardware, owned_cost_per_gpu_hour
 from infercost.estimate import STALE_PRICE_DAYS
 from infercost.performance.models import bundled_architecture, bundled_models
-from infercost.performance.profiles import ThroughputProfile
+from infercost.performance.predict import engine_name
+from infercost.performance.profiles import ThroughputProfile, releases_by_model
 from infercost.pricing import GpuPrice, age_days, bundled_gpu_prices, cheapest_offer
 
 CUSTOM_PRICE = "(custom price)"  # the offer box's last choice: a price a person types
@@ -20,6 +21,7 @@ ROOFLINE_MODELS = tuple(bundled_models())
 ROOFLINE_DTYPES = ("bfloat16", "fp8", "int8", "int4", "mxfp4", "nvfp4")
 ENGINES: dict[str, str | None] = {"nearest published table's": None, "vLLM": "vllm", "SGLang": "sglang",
                                   "TensorRT-LLM": "trtllm"}  # fmt: skip
+ANY_RELEASE = "any release"  # no --engine-version: calibrated on the nearest tables of every release
 
 
 def default_dtype(model: str) -> str:
@@ -43,7 +45,16 @@ def roofline_choice(model_box: Any, dtype_box: Any, engine_box: Any, state: Muta
     engine = ENGINES[engine_box.selectbox("Engine", list(ENGINES), key=f"{key}_engine",
                                           help="The serving engine's scheduler the prediction uses; by default the "
                                                "engine of the published table it is calibrated on")]  # fmt: skip
-    return {"model": model, "dtype": dtype, **({"engine": engine} if engine else {})}
+    releases = releases_by_model().get(model, {}).get(engine_name(engine), []) if engine else []
+    release_key = f"{key}_release"
+    if state.get(release_key) not in (ANY_RELEASE, *releases):  # another model's or engine's release
+        state[release_key] = ANY_RELEASE
+    release = engine_box.selectbox("Engine release", [ANY_RELEASE, *releases], key=release_key,
+                                   help="The release you run: its published tables are calibrated on first. Any "
+                                        "release: the nearest tables of all, with the wider error of not knowing "
+                                        "which") if releases else ANY_RELEASE  # fmt: skip
+    return {"model": model, "dtype": dtype, **({"engine": engine} if engine else {}),
+            **({"engine_version": release} if release != ANY_RELEASE else {})}
 
 
 def rented_price(gpu: str) -> tuple[float, str]:

@@ -93,6 +93,16 @@ def test_roofline_for_unknown_hardware_or_models_names_the_field(field, value, m
         estimate(workload({"roofline": roofline}))
 
 
+def test_a_workloads_roofline_names_its_engine_release_and_a_bad_one_names_the_field():
+    roofline = {"model": "deepseek-r1", "gpu": "B200", "gpus": 4, "dtype": "nvfp4", "engine": "sglang",
+                "expert_parallel": 4}  # fmt: skip
+    named = estimate(workload({"roofline": roofline | {"engine_version": "0.5.9"}}))["self_host"][0]
+    unnamed = estimate(workload({"roofline": roofline}))["self_host"][0]
+    assert (named["error_transfer"], unnamed["error_transfer"]) == ("shape", "any_release")
+    with pytest.raises(InputError, match="engine_version"):
+        workload({"roofline": roofline | {"engine_version": "0.5.9; rm -rf /"}})
+
+
 def test_an_slo_statistic_a_table_lacks_is_checked_against_the_nearest_it_has():
     points = [ThroughputPoint(1, 1.0, latency_ms={"mean_ttft_ms": 50, "mean_itl_ms": 10})]
     slo, notes = effective_slo({"p95_ttft_ms": 100, "p95_tpot_ms": 20}, points)

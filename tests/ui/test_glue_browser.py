@@ -269,3 +269,36 @@ def test_an_offer_picked_on_the_bill_and_on_compare_survives_a_detour(page, tmp_
     open_expander(page, "Self-hosted setup")
     offer = page.get_by_test_id("stSelectbox").filter(has_text="GPU offer").first.locator("input")
     expect(offer).to_have_value(re.compile(r"^\$3\.85/h · Nebius on-demand"))
+
+
+def test_an_engine_release_picked_on_compare_survives_a_detour_and_a_reload(page, tmp_path):
+    """The release a person runs is part of the setup: picked on Compare, it names the setup, calibrates it on that
+    release's tables, and a visit to Models and a reload keep it (the address bar carries the whole profile)."""
+    page.get_by_text("Cheapest API per month").wait_for(timeout=WAIT_MS)
+    go_to(page, "Compare")
+    open_expander(page, "Add a self-host setup")
+    choose(page, "Model", "deepseek-r1")
+    choose(page, "Weights", "nvfp4")
+    choose(page, "Engine", "SGLang")
+    choose(page, "Engine release", "0.5.9")
+    gpu = page.get_by_test_id("stSelectbox").filter(has=page.get_by_text("GPU", exact=True)).locator("input")
+    open_list(page, gpu)
+    gpu.fill("B200")
+    page.get_by_role("option", name="B200", exact=True).click()
+    settle(page)
+    set_number(page, "GPUs per replica", "4")
+    page.screenshot(path=str(tmp_path / "compare-release-form.png"), full_page=True)
+    page.get_by_role("button", name="Add setup").click()
+    settle(page)
+    added = "deepseek-r1 · 4× B200 (nvfp4, sglang 0.5.9, roofline)"
+    yours = page.get_by_test_id("stMultiSelect").filter(has_text="Your setups")
+    expect(yours).to_contain_text(added)
+    go_to(page, "Models")
+    go_to(page, "Compare")
+    expect(yours).to_contain_text(added)
+    page.reload()
+    page.get_by_role("heading", name="Compare APIs and self-hosting").first.wait_for(timeout=WAIT_MS)
+    settle(page)
+    expect(yours).to_contain_text(added)
+    expect(page.get_by_test_id("stDataFrame").first).to_contain_text("deepseek-r1 · 4× B200")
+    page.screenshot(path=str(tmp_path / "compare-release-after-reload.png"), full_page=True)

@@ -91,6 +91,28 @@ def test_the_self_host_form_offers_every_bundled_model_at_its_own_dtype_and_an_e
                                                "gpu": "H200", "gpus": 8}  # fmt: skip
 
 
+def test_the_self_host_form_offers_the_engine_releases_bundled_for_that_model_and_keeps_the_one_picked():
+    """A release is part of a setup (releases of one engine differ more than GPUs do): the form lists the ones
+    bundled for the model and engine, newest first; picking one calibrates on its tables and carries the
+    same-release error; another model or engine without it falls back to any release, not to an error."""
+    at = AppTest.from_file(str(ROOT / "infercost/ui/pages/compare.py"), default_timeout=120).run()
+    at.selectbox(key="cmp_model").set_value("deepseek-r1").run()
+    assert "cmp_release" not in [box.key for box in at.selectbox]  # no engine picked: no release to pick
+    at.selectbox(key="cmp_dtype").set_value("nvfp4").run()
+    at.selectbox(key="cmp_engine").set_value("SGLang").run()
+    releases = at.selectbox(key="cmp_release").options
+    assert releases[0] == "any release" and releases[1:3] == ["0.5.9", "0.5.6"]
+    at.selectbox(key="cmp_release").set_value("0.5.9").run()
+    at.number_input(key="cmp_gpus").set_value(4).run()
+    at.selectbox(key="cmp_gpu").set_value("B200").run()
+    at.button(key="cmp_add").click().run()
+    assert not at.exception and not at.error
+    added = at.session_state["self_host"][-1]
+    assert added["throughput"]["roofline"]["engine_version"] == "0.5.9" and "sglang 0.5.9" in added["name"]
+    at.selectbox(key="cmp_engine").set_value("vLLM").run()  # vLLM has no 0.5.9 of DeepSeek-R1
+    assert not at.exception and at.selectbox(key="cmp_release").value == "any release"
+
+
 def test_the_page_says_what_a_models_throughput_predictions_are_calibrated_on():
     """Before asking Compare, a person sees whether a model's throughput rests on bundled tables or on priors."""
     at = models_page()

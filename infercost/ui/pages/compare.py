@@ -106,7 +106,8 @@ with st.expander("Add a self-host setup (rented or owned)"):
         gpus = right.number_input("GPUs per replica", 1, 64, 1, key="cmp_gpus")
         chosen_model = roofline_choice(left, left, right, s, "cmp")
         throughput = {"roofline": {**chosen_model, "gpu": gpu, "gpus": int(gpus)}}
-        engine_label = f", {chosen_model['engine']}" if "engine" in chosen_model else ""
+        engine_label = "".join(f" {chosen_model[k]}" for k in ("engine", "engine_version") if k in chosen_model)
+        engine_label = f",{engine_label}" if engine_label else ""
         label = f"{chosen_model['model']} · {gpus}× {gpu} ({chosen_model['dtype']}{engine_label}, roofline)"
     else:
         by_id = {p.id: p for p in profiles}
