@@ -348,12 +348,12 @@ def _reference(model: str, gpu: str, gpus: int, dtype: str, engine: str | None =
     """The measured or published profile nearest to a setup: same model, then the engine asked for, then the
     calibration set before the published tables kept out of it (``held_out_tables``: today's MoE models, and other
     engines' sweeps of its dense ones), then the same weights, else the nearest bytes per weight, then the release
-    asked for (``release_distance``), then ``validation.source_rank`` (one its own calibration fits, same GPU, points
-    at more than one load, same layout, nearest GPU count, the most data), then measured before published. The
-    held-out tables are chosen by the rule their ``nearest`` and ``any_release`` transfers were measured with. Until
-    the engine asked for counted here, Llama-3.1-70B on 4x H200 under vLLM was calibrated on NIM's 4x H100 tables and
-    moved between engines (held-out dense TTFT median 40%), though vLLM's own tables of that setup are bundled (13%
-    from other shapes)."""
+    asked for (``release_distance``), then ``validation.source_rank`` (one its own calibration fits, attention data
+    parallel as asked, same GPU, points at more than one load, same layout, nearest GPU count, the most data), then
+    measured before published. The held-out tables are chosen by the rule their ``nearest`` and ``any_release``
+    transfers were measured with. Until the engine asked for counted here, Llama-3.1-70B on 4x H200 under vLLM was
+    calibrated on NIM's 4x H100 tables and moved between engines (held-out dense TTFT median 40%), though vLLM's own
+    tables of that setup are bundled (13% from other shapes)."""
     wanted = find_bundled(model)
     same_width = {"float16": "bfloat16", "bfloat16": "float16"}
     target = (gpu, gpus, layout_tag(layout))

@@ -10,8 +10,9 @@ The transfers a person makes when sizing a workload:
   or layout, the fitted coefficients moved to this table's GPUs and simulated in its layout (as ``predict_roofline``
   simulates the layout asked for): every pair, the far ones too (64 GB200s to 4 B200s).
 - ``nearest``: the same from the one other setup a roofline prediction would be calibrated on (``source_rank``:
-  one its own calibration fits, the same GPU type, points at more than one load, the same layout, the nearest GPU
-  count, then the most data): the GPU transfer as infercost makes it for a release named.
+  one its own calibration fits, attention data parallel as the target's, the same GPU type, points at more than one
+  load, the same layout, the nearest GPU count, then the most data): the GPU transfer as infercost makes it for a
+  release named.
 - ``any_release``: the same, the source chosen among every release of the engine, as infercost chooses when the
   release is not named (a person's own may be any).
 - ``engine_version`` and ``engine``: a table predicted from the same model and weights on the same GPUs and layout,
@@ -371,17 +372,26 @@ Placement = tuple[str, int, tuple[str, ...]]  # GPU type, GPUs a replica, layout
 def source_rank(source: Placement, target: Placement, observations: Sequence[Observation],
                 misfit: bool = False) -> tuple[object, ...]:  # fmt: skip
     """Which setup a calibration is taken from, best first: one its own calibration fits (``misfit``: see
-    ``MISFIT``); the same GPU type; then one measured at more than one concurrency level (one level cannot tell a
-    step's fixed cost from a sequence's: DeepSeek-R1 on 4x B200 under attention DP, fitted on its one point at 256
-    users and moved to plain TP4, decoded 4 users at 2.0 ms a token where 7.9 ms was measured); the same layout
-    (attention DP queues and prefills prompts its own way: from DP4 to TP4 on the same GPUs, TTFT came out 3x the
-    measured); the nearest GPU count (in doublings); then points at a few users (a calibration on nothing but a queue
-    at 512 users puts that queue into every request) and the most points. Held-out MoE nearest transfer,
-    TensorRT-LLM throughput / TTFT / TPOT median 12.2% / 37.2% / 12.7% -> 10.6% / 32.1% / 11.1% (the count went
-    before the layout, and a one-level setup counted as any other, until now)."""
+    ``MISFIT``); one with attention data parallel where the target has it, and without where it has not (its ranks
+    queue and prefill prompts their own way: DeepSeek-R1 under SGLang 0.5.9 on 8x H200 at TP8, predicted from
+    0.4.3's DP8 sweep on the same GPUs, came out at 16x its measured TTFT); the same GPU type; then one measured at
+    more than one concurrency level (one level cannot tell a step's fixed cost from a sequence's: DeepSeek-R1 on 4x
+    B200 under attention DP, fitted on its one point at 256 users and moved to plain TP4, decoded 4 users at 2.0 ms a
+    token where 7.9 ms was measured); the same layout otherwise (expert parallel); the nearest GPU count (in
+    doublings); then points at a few users (a calibration on nothing but a queue at 512 users puts that queue into
+    every request) and the most points. Held-out MoE nearest transfer, TensorRT-LLM throughput / TTFT / TPOT median
+    12.2% / 37.2% / 12.7% -> 10.6% / 32.1% / 11.1% (the count went before the layout, and a one-level setup counted
+    as any other, before) -> 9.9% / 28.6% / 10.8% (attention DP before the GPU type; across releases, SGLang
+    15.6% / 40.2% / 16.1% -> 14.8% / 37.8% / 14.7%, the rest alike or better)."""
     levels = {o.concurrency for o in observations}
-    return (misfit, source[0].lower() != target[0].lower(), len(levels) < 2, source[2] != target[2],
-            abs(math.log2(source[1] / target[1])), not any(c <= 16 for c in levels), -len(observations))
+    return (misfit, _attention_dp(source[2]) != _attention_dp(target[2]), source[0].lower() != target[0].lower(),
+            len(levels) < 2, source[2] != target[2], abs(math.log2(source[1] / target[1])),
+            not any(c <= 16 for c in levels), -len(observations))
+
+
+def _attention_dp(layout: tuple[str, ...]) -> bool:
+    """Whether a layout tag (``profiles.layout_tag``: ``("dp8 ep8",)``) runs attention data parallel."""
+    return any(part.startswith("dp") for tag in layout for part in tag.split())
 
 
 # A setup whose own calibration misses its own points by more than this (the median |error| of its worst metric) is

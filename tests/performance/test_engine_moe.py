@@ -285,7 +285,7 @@ def test_the_weight_floor_leaves_out_the_tensor_parallel_penalty_the_feature_car
         assert floor * gpus ** (1 - TENSOR_PARALLEL_WEIGHTS_EXPONENT) == pytest.approx(1.0)
 
 
-def test_a_calibration_is_taken_from_the_same_gpu_type_then_several_loads_then_layout_then_count_then_data() -> None:
+def test_a_calibration_is_taken_from_attention_dp_as_asked_then_the_gpu_type_loads_layout_count_and_data() -> None:
     from infercost.performance.validation import source_rank
 
     few_users = [Observation(4, 1024, 1024, 1.0), Observation(16, 1024, 1024, 3.0)]
@@ -294,9 +294,12 @@ def test_a_calibration_is_taken_from_the_same_gpu_type_then_several_loads_then_l
     target = ("B200", 8, ())
     candidates = {"GB200 x8": (("GB200", 8, ()), few_users), "one load": (("B200", 8, ()), one_load),
                   "DP8": (("B200", 8, ("dp8 ep8",)), few_users), "x4 at 512": (("B200", 4, ()), many_users),
-                  "x16": (("B200", 16, ()), few_users)}  # fmt: skip
+                  "x16": (("B200", 16, ()), few_users), "EP8": (("B200", 8, ("ep8",)), few_users)}  # fmt: skip
     ranked = sorted(candidates, key=lambda name: source_rank(candidates[name][0], target, candidates[name][1]))
-    assert ranked == ["x16", "x4 at 512", "DP8", "one load", "GB200 x8"]
+    assert ranked == ["x16", "x4 at 512", "EP8", "one load", "GB200 x8", "DP8"]
+    under_dp = sorted(candidates, key=lambda name: source_rank(candidates[name][0], ("B200", 8, ("dp8 ep8",)),
+                                                                candidates[name][1]))  # fmt: skip
+    assert under_dp[0] == "DP8"
 
 
 @pytest.mark.parametrize(("setup", "calibrated_on"), [
