@@ -509,7 +509,7 @@ def engine_release(release: str | None) -> str | None:
     InputError."""
     if release is None:
         return None
-    if not re.fullmatch(RELEASE_PATTERN, release.strip()):
+    if not re.fullmatch(RELEASE_PATTERN, release.strip()) or release.strip().lower() == "v":
         raise InputError("engine_version", f"must be a release such as 0.5.9 or 1.2.0rc6, got {release!r}")
     return release.strip()
 
@@ -589,6 +589,8 @@ def predict_roofline(
                  f"{kind} model under {engine or 'vllm'} alone (step costs read off the bundled setups of other "
                  f"models); its error is that of predicting a held-out model family so"
                  + ("" if error else ", not measured for this engine")]  # fmt: skip
+        if release:
+            notes.append(f"release {release} named, but no table of this model is bundled to take it from")
     ranks = layout.data_parallel if engines == 1 else 1  # attention DP simulated as one engine: its ranks' batches
     setup = _cached(replace(setup, expert_parallel=layout.expert_parallel, attention_data_parallel=ranks,
                             kv_dtype=kv_dtype or setup.kv_dtype), load, notes)  # fmt: skip

@@ -101,6 +101,14 @@ def test_a_release_with_no_table_of_those_weights_says_what_it_was_calibrated_on
     assert any("(of its line)" in note for note in line.notes)
 
 
+def test_a_release_named_for_a_model_with_no_table_says_there_is_none_to_take_it_from() -> None:
+    from infercost.performance.predict import predict_roofline
+
+    predicted = predict_roofline("qwen3-30b-a3b", "H100", 1, "bfloat16", 1000, 100, engine="sglang", release="0.5.9")
+    assert predicted.transfer == "model"
+    assert "release 0.5.9 named, but no table of this model is bundled to take it from" in predicted.notes
+
+
 def test_a_setup_its_own_fit_misses_is_not_the_calibration_though_it_has_the_layout_asked_for() -> None:
     """Moved to 4x MI355X, the misfit sweep (plain TP4, the layout asked for) predicted 541 ms TTFT at 4 users where
     InferenceX measured 148 ms (SGLang 0.5.9, 1K/1K); 0.5.9's sweep under EP4 is taken instead."""
@@ -120,6 +128,7 @@ def _throughput(*args: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.parametrize("args", [
     ["roofline:deepseek-r1@4xB200:nvfp4", "--engine", "sglang", "--engine-version", "0.5.9; rm -rf /"],
     ["roofline:deepseek-r1@4xB200:nvfp4", "--engine", "sglang", "--engine-version", ""],
+    ["roofline:deepseek-r1@4xB200:nvfp4", "--engine", "sglang", "--engine-version", "v"],  # not the unnamed release
     [MISFIT_TABLE, "--engine-version", "0.5.9"],  # a published table was measured on its own release
 ])  # fmt: skip
 def test_a_bad_or_misplaced_release_is_one_line_naming_the_field(args: list[str]) -> None:
