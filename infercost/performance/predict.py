@@ -518,8 +518,8 @@ def release_note(reference: ThroughputProfile, release: str | None) -> str:
     """Why a prediction carries the error of a source of any release."""
     found = reference.engine if reference.engine_version else f"{reference.engine}, a release its source leaves unnamed"
     if release is None:
-        return (f"no engine release named (--engine-version): calibrated on {found}; its error and ranges are those "
-                "of a source of any release, as releases of one engine differ")  # fmt: skip
+        return (f"no engine release named (--engine-version, or the app's Engine release): calibrated on {found}; "
+                "its error and ranges are those of a source of any release, as releases of one engine differ")
     kin = "of its line" if release_distance(reference.engine_version, release) == 1 else "nearest"
     return (f"no table of release {release} of this model and weights: calibrated on {found} ({kin}); its error and "
             "ranges are those of a source of any release")
