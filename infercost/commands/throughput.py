@@ -39,7 +39,8 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     parser.add_argument("--engine", metavar="ENGINE", help="the engine of a roofline setup: vllm, sglang or trtllm "
                         "(default: the engine of the measurements it is calibrated on)")
     parser.add_argument("--engine-version", metavar="V", help="the engine's release, e.g. 0.5.9: calibrated on that "
-                        "release's tables where bundled; not named, on any release's, with that wider error")
+                        "release's tables where bundled (`models list --json` lists them per model as releases); "
+                        "not named, on any release's, with that wider error")  # fmt: skip
     parser.add_argument("--cached-prompt-fraction", type=float, default=0.0, metavar="F", help="share of each "
                         "prompt found in the engine's prefix cache (vLLM and SGLang cache prefixes by default); "
                         "that part is not prefilled again")  # fmt: skip

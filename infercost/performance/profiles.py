@@ -441,9 +441,11 @@ def _bundled_closed_loop() -> list[tuple[str, str, ThroughputProfile]]:
 
 
 def listed_models() -> list[dict[str, Any]]:
-    """``models.list_models``' rows, each with its ``tables_by_model`` (``tables``: {} where none is bundled)."""
-    tables = tables_by_model()
-    return [{**row, "tables": tables.get(row["model"], {})} for row in list_models()]
+    """``models.list_models``' rows, each with its ``tables_by_model`` (``tables``: {} where none is bundled) and
+    its ``releases_by_model`` (``releases``: what ``--engine-version`` can name)."""
+    tables, releases = tables_by_model(), releases_by_model()
+    return [{**row, "tables": tables.get(row["model"], {}), "releases": releases.get(row["model"], {})}
+            for row in list_models()]  # fmt: skip
 
 
 def validation_tables(profiles: Sequence[ThroughputProfile] | None = None) -> list[Table]:

@@ -88,6 +88,11 @@ def test_models_list_says_which_models_throughput_is_calibrated_on_and_under_whi
     rows = {row["model"]: row for row in json.loads(cli("models", "list", "--json").stdout)}
     assert rows["gpt-oss-120b"]["tables"].keys() == {"vllm", "tensorrt-llm"}
     assert rows["gpt-oss-120b"]["tables"]["vllm"] > 10 and rows["gemma-3-27b"]["tables"] == {}
+    # the releases --engine-version can name, newest first (0.5.10 after 0.5.9, not before it as text sorts)
+    assert rows["deepseek-r1"]["releases"]["sglang"][:2] == ["0.5.9", "0.5.6"]
+    assert rows["qwen3.5-397b-a17b"]["releases"]["sglang"][:2] == ["0.5.10.post1", "0.5.9"]
+    assert rows["gemma-3-27b"]["releases"] == {} and "1.8.0" not in rows["llama-3.1-70b"]["releases"].get(
+        "tensorrt-llm", [])  # NIM's container version is not a TensorRT-LLM release
     for model in ("gemma-3-27b", "qwen3-30b-a3b"):
         assert predict_roofline(model, "H200", 1, "bfloat16", 1000, 100).transfer == "model"
     assert predict_roofline("gpt-oss-120b", "H200", 1, "mxfp4", 1000, 100).transfer != "model"
