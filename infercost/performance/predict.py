@@ -377,7 +377,8 @@ def _reference(model: str, gpu: str, gpus: int, dtype: str, engine: str | None =
         return None
     # one its own calibration misfits ranks after the others of its engine, width and release, as in source_rank
     # (its misfit decided only for those ranked first: each one takes a fit)
-    best = [p for key, p in ranked if key[:5] == ranked[0][0][:5]]
+    before_source_rank = 5  # near()'s keys: other engine, held out, other width, doublings, release distance
+    best = [p for key, p in ranked if key[:before_source_rank] == ranked[0][0][:before_source_rank]]
     return next((p for p in best if not _misfit(p.id)), ranked[0][1])
 
 
@@ -399,9 +400,7 @@ def _misfit(profile_id: str) -> bool:
     """Whether a held-out table's setup is one its own calibration misses (``validation.MISFIT``)."""
     if profile_id not in held_out_tables():
         return False
-    group = held_out_tables()[profile_id].table.group
-    tables = [t.table for t in held_out_tables().values() if t.table.group == group]
-    return fit_error(_calibrated_held_out(profile_id), tables) > MISFIT
+    return fit_error(_calibrated_held_out(profile_id), _held_out_setup(profile_id)) > MISFIT
 
 
 @cache
@@ -429,8 +428,13 @@ def held_out_tables() -> dict[str, HeldOutTable]:
 @cache
 def _calibrated_held_out(profile_id: str) -> Calibration:
     """A held-out table's setup fitted on every held-out table of that setup."""
+    return fit_tables(_held_out_setup(profile_id))
+
+
+def _held_out_setup(profile_id: str) -> list[Table]:
+    """Every held-out table of a held-out table's setup."""
     group = held_out_tables()[profile_id].table.group
-    return fit_tables([t.table for t in held_out_tables().values() if t.table.group == group])
+    return [t.table for t in held_out_tables().values() if t.table.group == group]
 
 
 def _reference_calibration(reference: ThroughputProfile, gpu: str, gpus: int, release: str | None = None,
