@@ -90,7 +90,8 @@ class Hardware:
 # +162%). Held-out MoE mean TTFT from other GPUs, SGLang median / p90 33.9% / 79.3% -> 25.5% / 68.5%, TensorRT-LLM
 # 42.5% / 125.5% -> 39.7% / 109.2%, vLLM 23.2% -> 22.3%; from the nearest setup, SGLang p90 100% -> 82.9% (at a
 # share of 1 / 2.17, measured before the sample's repeated measurements were bundled once). The harness stores the
-# fitted medians per generation with the share applied, and a test holds them together.
+# fitted medians per generation with the share applied, and a test holds them together (in the units of
+# ``MOE_COMPUTE_GPU_EXPONENT``, 1.29x on Blackwell and 1.45x on Hopper).
 MOE_COMPUTE_SHARE = {"blackwell": 1 / 2.5}
 # The share of its datasheet bandwidth a dense model's weight reads reach on a generation, relative to Hopper's. The
 # dense FP8 setups whose points identify it (``validation.dense_weight_reads``) fitted their weight reads at 1.32x
@@ -135,11 +136,11 @@ class EngineConfig:
     # Where a MoE setup's prompt time goes under this engine, as the priors of its fit (``calibrate.prior_for``): its
     # compute (x roofline) and each request's own latency outside the steps, the medians of the engine's MoE setups
     # whose points identify them (``validation.moe_coefficients``, per engine; None: ``calibrate.MOE_PRIOR``'s, the
-    # median over every engine). The engines part: SGLang 4.5x and 35 ms (quartiles 2.2-6.2x, 3-117 ms), TensorRT-LLM
-    # 2.7x and 32 ms (1.8-3.1x, 4-67 ms), vLLM 1.6x and none (1.3-1.9x, 0-7 ms). With one prompt length a fit cannot
-    # tell the two apart, and the pooled prior put SGLang's prefill into a per-request latency carried whole to
-    # other prompt lengths (DeepSeek-V3 on 8 B300s fitted at 8,192 tokens: 1.5 s a request, 1,673 ms predicted at
-    # 1,024 where 291 ms was measured).
+    # median over every engine). The engines part: SGLang 2.4x and 33 ms, TensorRT-LLM 1.5x and 25 ms, vLLM 1.1x and
+    # none (compute in the units of ``MOE_COMPUTE_GPU_EXPONENT``; before it, 4.5x, 2.7x and 1.6x, quartiles 2.2-6.2x,
+    # 1.8-3.1x and 1.3-1.9x). With one prompt length a fit cannot tell the two apart, and the pooled prior put
+    # SGLang's prefill into a per-request latency carried whole to other prompt lengths (DeepSeek-V3 on 8 B300s
+    # fitted at 8,192 tokens: 1.5 s a request, 1,673 ms predicted at 1,024 where 291 ms was measured).
     moe_compute_prior: float | None = None
     moe_request_ms_prior: float | None = None
     # A dense model's compute (x roofline) under this engine where nothing of that model was measured
@@ -202,22 +203,22 @@ ENGINE_PRESETS: dict[str, EngineConfig] = {
     # leaving one shape out, dense throughput / TPOT median 11.5% / 15.9% -> 8.2% / 9.1%, MoE 9.1% / 10.9% ->
     # 8.4% / 9.3% (dense TTFT from one table went the other way, 32% -> 43%).
     # Its TTFT grows with the prompt beyond the steps as vLLM's does, a dense model's more than a MoE model's
-    # (setups of several prompt lengths: dense 21, 0.162, quartiles 0.13 and 0.29; MoE 39, 0.001, quartiles -0.06
-    # and 0.11; NIM's 12: -0.02).
+    # (setups of several prompt lengths: dense 21, 0.162, quartiles 0.13 and 0.29; MoE 39, 0.000, quartiles -0.06
+    # and 0.10; NIM's 12: -0.02).
     "tensorrt-llm": replace(NIM_ENGINE, max_batch=2048, max_batched_tokens=8192, ttft_prompt_slope=0.162,
-                            moe_ttft_prompt_slope=0.001, moe_compute_prior=2.66, moe_request_ms_prior=32.2,
+                            moe_ttft_prompt_slope=0.0, moe_compute_prior=1.53, moe_request_ms_prior=24.9,
                             mixed_steps_fixed=True),
     # vLLM V1's server: max_num_seqs 1024 and max_num_batched_tokens 8192 on a GPU of 70 GiB or more other than an
     # A100, 256 and 2048 on the others (EngineArgs.get_batch_defaults, vllm-project/vllm at 99d7eb5,
     # vllm/engine/arg_utils.py); chunked prefill on, KV blocks on demand. The cap was 256 here before: SGLang's and
     # vLLM's held-out sweeps run 512 users, which it queued into TTFTs of 20 s against 3 s measured. Its TTFT grows
     # with prompt length as (length)^0.32 beyond the steps for a dense model, ^0.04 for a MoE model (setups of
-    # several prompt lengths: dense 22, quartiles 0.14 and 0.38; MoE 52, quartiles -0.00 and 0.15; SGLang's -0.18
-    # for 8 dense setups, -0.056 for 32 MoE): time outside the steps that grows with the prompt, or prefill slower
+    # several prompt lengths: dense 22, quartiles 0.14 and 0.38; MoE 52, quartiles -0.01 and 0.15; SGLang's -0.18
+    # for 8 dense setups, -0.058 for 32 MoE): time outside the steps that grows with the prompt, or prefill slower
     # than the fit can tell from decoding (the cause is not measured separately).
     "vllm": EngineConfig(max_batch=1024, max_batched_tokens=8192, chunked_prefill=True, reserve_full_kv=False,
                          prefix_caching=True, small_gpu_batch=256, small_gpu_batched_tokens=2048,
-                         ttft_prompt_slope=0.319, moe_ttft_prompt_slope=0.038, moe_compute_prior=1.62,
+                         ttft_prompt_slope=0.319, moe_ttft_prompt_slope=0.038, moe_compute_prior=1.09,
                          moe_request_ms_prior=0.0, dense_compute_prior=1.0, window_cache=0.0,
                          mixed_steps_fixed=True),
     # SGLang: chunked_prefill_size 8192 on GPUs under 160 GB (H100, H200), 16384 on larger ones (B200, MI300X), and
@@ -225,7 +226,7 @@ ENGINE_PRESETS: dict[str, EngineConfig] = {
     # sgl-project/sglang at 469c63e, python/sglang/srt/server_args.py and model_runner.py.
     "sglang": EngineConfig(max_batch=2048, max_batched_tokens=8192, chunked_prefill=True, reserve_full_kv=False,
                            prefix_caching=True, large_gpu_batched_tokens=16384, ttft_prompt_slope=-0.179,
-                           moe_ttft_prompt_slope=-0.056, moe_compute_prior=4.5, moe_request_ms_prior=34.6,
+                           moe_ttft_prompt_slope=-0.058, moe_compute_prior=2.4, moe_request_ms_prior=32.6,
                            window_cache=0.8, budget_per_rank=False),
 }
 LARGE_GPU_GB = 160 * 1024 * 2**20 / 1e9  # SGLang's tier for a larger chunked prefill (gpu_mem >= 160 * 1024 MiB)
@@ -400,6 +401,13 @@ class StepCost:
 # transfer's median throughput error was 48.2% (vLLM), 46.4% (SGLang), 44.2% (TensorRT-LLM); once per group, 16.5%,
 # 18.8%, 27.3%.
 TENSOR_PARALLEL_WEIGHTS_EXPONENT = 0.42
+# A MoE model's FLOPs do not divide by the GPU count either: spread over more GPUs, each expert's grouped GEMM gets
+# fewer rows (expert parallelism) or narrower shards (tensor parallelism), and the dispatch around it does not
+# shrink. Held out within a release, MoE mean TTFTs carried to more GPUs came out too fast and to fewer too slow
+# with compute divided by the GPU count (TensorRT-LLM 4 -> 8 GPUs: -22% to -65%; 4 -> 1: +98%), and so compute
+# time falls as gpus**-MOE_COMPUTE_GPU_EXPONENT. Dense models keep 1: their prefill GEMMs stay large (dense SGLang
+# throughput carried between GPUs went 3.3% -> 12.4% at 0.6).
+MOE_COMPUTE_GPU_EXPONENT = 0.6
 
 
 def step_cost(shape: ModelShape, hardware: Hardware, *, dtype: str, kv_dtype: str | None = None,
@@ -422,7 +430,7 @@ def step_cost(shape: ModelShape, hardware: Hardware, *, dtype: str, kv_dtype: st
         flops_per_token=2 * shape.active_matmul_params,
         attention_flops_per_token_pair=shape.attention_flops,
         bandwidth_bytes_per_ms=hardware.bandwidth_gbps * hardware.gpus * 1e6,
-        flops_per_ms=hardware.peak_tflops * hardware.gpus * 1e9 * compute_share,
+        flops_per_ms=hardware.peak_tflops * hardware.gpus ** compute_exponent(shape) * 1e9 * compute_share,
         group_gpus=1 if shape.num_experts else hardware.gpus,
         allreduce_ms_per_token=allreduce_ms_per_token(shape, hardware, expert_parallel, attention_data_parallel),
         expert_bytes=weight_bytes(shape.routed_expert_params, dtype) * tensor_parallel_penalty,
@@ -436,6 +444,11 @@ def step_cost(shape: ModelShape, hardware: Hardware, *, dtype: str, kv_dtype: st
         attention_ranks=max(attention_data_parallel, 1),
         expert_flops_per_token=2 * (shape.active_matmul_params - shape.dense_matmul_params),
     )  # fmt: skip
+
+
+def compute_exponent(shape: ModelShape) -> float:
+    """How a step's compute time falls with the GPUs it runs on: as ``gpus ** -compute_exponent``."""
+    return MOE_COMPUTE_GPU_EXPONENT if shape.num_experts else 1.0
 
 
 def activation_bytes_per_gpu(shape: ModelShape, step_tokens: float) -> float:

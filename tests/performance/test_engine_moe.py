@@ -285,6 +285,45 @@ def test_the_weight_floor_leaves_out_the_tensor_parallel_penalty_the_feature_car
         assert floor * gpus ** (1 - TENSOR_PARALLEL_WEIGHTS_EXPONENT) == pytest.approx(1.0)
 
 
+def test_a_moe_models_compute_time_falls_slower_than_its_gpu_count_and_its_floor_leaves_that_out() -> None:
+    """A dense model's FLOPs divide among its GPUs; a MoE model's time falls as gpus**-0.6 (its expert GEMMs get
+    thinner per GPU). The compute floor, no faster than the datasheet, takes that penalty off as the weights' does."""
+    from infercost.performance.calibrate import roofline_floor
+    from infercost.performance.engine import COMPUTE, MOE_COMPUTE_GPU_EXPONENT, step_cost
+    from infercost.performance.profiles import model_shape
+
+    assert MOE_COMPUTE_GPU_EXPONENT == 0.6
+    moe, dense = model_shape("deepseek-r1"), model_shape("llama-3.1-70b")
+    for gpus in (2, 4, 8):
+        one, many = engine_hardware("H200", 1, "fp8"), engine_hardware("H200", gpus, "fp8")
+        assert step_cost(moe, many, dtype="fp8").flops_per_ms / step_cost(moe, one, dtype="fp8").flops_per_ms == (
+            pytest.approx(gpus**0.6))
+        assert step_cost(dense, many, dtype="fp8").flops_per_ms == pytest.approx(
+            gpus * step_cost(dense, one, dtype="fp8").flops_per_ms)
+        moe_setup = setup_for("deepseek-r1", many, "fp8", ENGINE_PRESETS["sglang"])
+        dense_setup = setup_for("llama-3.1-70b", many, "fp8", ENGINE_PRESETS["sglang"])
+        assert roofline_floor(moe_setup)[COMPUTE] * gpus**0.4 == pytest.approx(1.0)
+        assert roofline_floor(dense_setup)[COMPUTE] == 1.0
+
+
+def test_a_moe_prefill_carried_to_fewer_or_more_gpus_keeps_its_ttft() -> None:
+    """gpt-oss-120b under TensorRT-LLM (AIConfigurator's sweeps): calibrated on 4x H200 and carried to 2 and 8, with
+    FLOPs divided by the GPU count, the mean TTFTs came out a median 58% too slow on 2 and 38% too fast on 8."""
+    from infercost.performance.profiles import held_out_profiles, validation_tables
+    from infercost.performance.validation import fit_tables
+
+    def tables(gpus: int) -> list:
+        stem = f"published:aic-trtllm-unversioned-gpt-oss-120b-{gpus}xh200-fp4-tp{gpus}-dp1-ep1-"
+        return validation_tables([p for p in held_out_profiles() if p.id.startswith(stem)])
+
+    calibration = fit_tables(tables(4))
+    for gpus in (2, 8):
+        errors = [predict_concurrency(t.setup, calibration, o.concurrency, *t.shape).mean_ttft_ms / o.mean_ttft_ms - 1
+                  for t in tables(gpus) for o in t.observations]  # fmt: skip
+        assert len(errors) >= 10
+        assert abs(float(np.median(errors))) < 0.35, (gpus, np.median(errors))
+
+
 def test_a_calibration_is_taken_from_attention_dp_as_asked_then_the_gpu_type_loads_layout_count_and_data() -> None:
     from infercost.performance.validation import source_rank
 
@@ -397,7 +436,7 @@ def test_each_engines_moe_compute_and_request_priors_are_its_setups_median_fit()
         assert preset.moe_request_ms_prior == pytest.approx(stored[f"request_ms_{engine}"], rel=0.05, abs=0.1), engine
     setup = engine_setup(find_profile("published:aic-sglang-0.5.10.post1-deepseek-v3-4xb300-fp4-tp4-dp1-ep4-"
                                       "1024in-1024out"))
-    assert prior_for(setup)[[COMPUTE, REQUEST]] == pytest.approx([4.5, 34.6])
+    assert prior_for(setup)[[COMPUTE, REQUEST]] == pytest.approx([2.4, 32.6])
     nim = prior_for(replace(setup, engine=NIM_ENGINE))
     assert nim[[COMPUTE, REQUEST]] == pytest.approx(MOE_PRIOR[[COMPUTE, REQUEST]])
 
@@ -441,12 +480,13 @@ def test_dense_weights_on_blackwell_read_at_its_share_and_moe_weights_whole() ->
 def test_a_moe_model_computes_at_its_generations_share_of_the_peak_and_a_dense_one_at_all_of_it() -> None:
     """The share is the MoE model's on Blackwell only: DeepSeek-R1 on B200s runs its FLOPs at 1 / 2.5 of the
     datasheet FP8 peak, Llama-3.1-70B on the same GPUs and DeepSeek-R1 on H200s at all of it."""
-    from infercost.performance.engine import step_cost
+    from infercost.performance.engine import compute_exponent, step_cost
     from infercost.performance.profiles import engine_hardware, model_shape
 
-    def rate(model: str, gpu: str) -> float:
-        hardware = engine_hardware(gpu, 8, "fp8")
-        return step_cost(model_shape(model), hardware, dtype="fp8").flops_per_ms / (hardware.peak_tflops * 8e9)
+    def rate(model: str, gpu: str) -> float:  # of the peak, with the GPU count's own penalty taken off
+        hardware, shape = engine_hardware(gpu, 8, "fp8"), model_shape(model)
+        return step_cost(shape, hardware, dtype="fp8").flops_per_ms / (hardware.peak_tflops * 8 ** compute_exponent(
+            shape) * 1e9)
 
     assert engine_hardware("B200", 8, "fp8").generation == "blackwell"
     assert engine_hardware("H200", 8, "fp8").generation == "hopper"
