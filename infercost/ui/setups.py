@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping, MutableMapping, Sequence
+from functools import cache
 from typing import Any
 
 from infercost.costmodel.owned import OwnedHardware, owned_cost_per_gpu_hour
+from infercost.errors import InputError
 from infercost.estimate import STALE_PRICE_DAYS
 from infercost.performance.models import bundled_architecture, bundled_models
-from infercost.performance.predict import engine_name
-from infercost.performance.profiles import ThroughputProfile, releases_by_model
+from infercost.performance.predict import Layout, engine_name
+from infercost.performance.profiles import ThroughputProfile, model_shape, releases_by_model
 from infercost.pricing import GpuPrice, age_days, bundled_gpu_prices, cheapest_offer
 
 CUSTOM_PRICE = "(custom price)"  # the offer box's last choice: a price a person types
@@ -55,6 +57,53 @@ def roofline_choice(model_box: Any, dtype_box: Any, engine_box: Any, state: Muta
                                         "which") if releases else ANY_RELEASE  # fmt: skip
     return {"model": model, "dtype": dtype, **({"engine": engine} if engine else {}),
             **({"engine_version": release} if release != ANY_RELEASE else {})}
+
+
+@cache
+def layouts_for(model: str, gpus: int) -> dict[str, dict[str, int]]:
+    """The layouts ``gpus`` GPUs can serve a model in, by the name ``throughput`` prints ("TP4 EP1 DP2"), plain
+    tensor parallelism first: each divisor of the GPUs as data-parallel engines, and a MoE model's experts kept in
+    each engine's group, spread over it (EP = TP) or over every GPU (EP = GPUs; with DP > 1 SGLang's and
+    TensorRT-LLM's attention data parallel). What ``Layout.resolved`` refuses (heads that do not divide) is left out."""
+    shape = model_shape(model)
+    found: dict[str, dict[str, int]] = {}
+    for data in [gpus // tensor for tensor in range(gpus, 0, -1) if gpus % tensor == 0]:
+        tensor = gpus // data
+        for experts in sorted({1, tensor, gpus} if shape.num_experts else {1}):
+            try:
+                layout = Layout(tensor, experts, data).resolved(gpus, shape)
+            except InputError:
+                continue
+            found[f"TP{layout.tensor_parallel} EP{layout.expert_parallel} DP{layout.data_parallel}"] = {
+                "tensor_parallel": tensor, "expert_parallel": experts, "data_parallel": data}
+    return found
+
+
+def layout_choice(box: Any, model: str, gpus: int, state: MutableMapping[str, Any], key: str) -> dict[str, int]:
+    """A roofline setup's layout from the ones its model and GPU count can run (``layouts_for``); {} for plain
+    tensor parallelism over every GPU, the workload's default. A layout that another model or GPU count cannot run
+    falls back to the first."""
+    layouts = layouts_for(model, gpus)
+    if not layouts:  # no layout runs (heads that divide among no GPU count here): the prediction says why
+        return {}
+    layout_key = f"{key}_layout"
+    if state.get(layout_key) not in layouts:
+        state[layout_key] = next(iter(layouts))
+    if len(layouts) == 1:  # nothing to choose (one GPU of a dense model)
+        chosen = next(iter(layouts.values()))
+    else:
+        chosen = layouts[box.selectbox("Layout", list(layouts), key=layout_key,
+                                       help="TP: GPUs a tensor-parallel engine spans; EP: GPUs the routed experts "
+                                            "are spread over; DP: data-parallel engines (attention data parallel "
+                                            "where the experts span more GPUs than one engine)")]  # fmt: skip
+    return {} if chosen == {"tensor_parallel": gpus, "expert_parallel": 1, "data_parallel": 1} else chosen
+
+
+def layout_label(roofline: Mapping[str, Any]) -> str:
+    """", TP1 EP8 DP8" for a roofline setup that names its layout, "" for the default one."""
+    if "tensor_parallel" not in roofline:
+        return ""
+    return f", TP{roofline['tensor_parallel']} EP{roofline['expert_parallel']} DP{roofline['data_parallel']}"
 
 
 def rented_price(gpu: str) -> tuple[float, str]:

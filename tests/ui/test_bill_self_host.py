@@ -41,6 +41,21 @@ def test_a_gpu_nobody_measured_gets_a_roofline_estimate_for_a_named_model():
     assert self_host_table(at).iloc[0]["basis"].startswith("roofline")
 
 
+def test_a_roofline_on_the_bill_takes_the_layout_picked_and_prices_it():
+    """The bill's roofline form offers the same layouts as Compare's: gpt-oss-120b's experts over two L40S."""
+    at = with_self_host()
+    at.selectbox(key="bill_gpu").set_value("L40S").run()
+    at.selectbox(key="bill_roofline_model").set_value("gpt-oss-120b").run()
+    at.number_input(key="gpus_per_replica").set_value(2).run()
+    assert at.selectbox(key="bill_roofline_layout").options[0] == "TP2 EP1 DP1"
+    at.selectbox(key="bill_roofline_layout").set_value("TP2 EP2 DP1").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    roofline = at.session_state["panel_setup"]["throughput"]["roofline"]
+    assert (roofline["tensor_parallel"], roofline["expert_parallel"], roofline["data_parallel"]) == (2, 2, 1)
+    assert any("on 2× L40S (mxfp4, TP2 EP2 DP1)" in c.value for c in at.caption)
+    assert "L40S" in self_host_table(at).iloc[0]["option"]
+
+
 def test_the_offer_sets_the_price_and_shows_its_age():
     at = with_self_host()
     offers = at.selectbox(key="gpu_offer_H100 SXM")

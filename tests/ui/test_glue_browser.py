@@ -271,9 +271,10 @@ def test_an_offer_picked_on_the_bill_and_on_compare_survives_a_detour(page, tmp_
     expect(offer).to_have_value(re.compile(r"^\$3\.85/h · Nebius on-demand"))
 
 
-def test_an_engine_release_picked_on_compare_survives_a_detour_and_a_reload(page, tmp_path):
-    """The release a person runs is part of the setup: picked on Compare, it names the setup, calibrates it on that
-    release's tables, and a visit to Models and a reload keep it (the address bar carries the whole profile)."""
+def test_an_engine_release_and_layout_picked_on_compare_survive_a_detour_and_a_reload(page, tmp_path):
+    """The release a person runs and the layout are part of the setup: picked on Compare, they name the setup,
+    calibrate it on that release's tables, and a visit to Models and a reload keep them (the address bar carries
+    the whole profile)."""
     page.get_by_text("Cheapest API per month").wait_for(timeout=WAIT_MS)
     go_to(page, "Compare")
     open_expander(page, "Add a self-host setup")
@@ -287,10 +288,11 @@ def test_an_engine_release_picked_on_compare_survives_a_detour_and_a_reload(page
     page.get_by_role("option", name="B200", exact=True).click()
     settle(page)
     set_number(page, "GPUs per replica", "4")
+    choose(page, "Layout", "TP4 EP4 DP1")
     page.screenshot(path=str(tmp_path / "compare-release-form.png"), full_page=True)
     page.get_by_role("button", name="Add setup").click()
     settle(page)
-    added = "deepseek-r1 · 4× B200 (nvfp4, sglang 0.5.9, roofline)"
+    added = "deepseek-r1 · 4× B200 (nvfp4, sglang 0.5.9, TP4 EP4 DP1, roofline)"
     yours = page.get_by_test_id("stMultiSelect").filter(has_text="Your setups")
     expect(yours).to_contain_text(added)
     go_to(page, "Models")

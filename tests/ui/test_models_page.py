@@ -122,3 +122,29 @@ def test_the_page_says_what_a_models_throughput_predictions_are_calibrated_on():
     assert not at.exception
     priors = next(m.value for m in at.markdown if m.value.startswith("**Throughput predictions**"))
     assert "no bundled table" in priors and "priors" in priors
+
+
+def test_the_self_host_form_takes_the_layouts_its_model_and_gpus_can_run_and_prices_the_one_picked():
+    """A layout is part of a setup (DeepSeek-R1 under attention data parallel decodes unlike under TP8): the form
+    lists the layouts the GPUs can run for that model, keeps the one picked in the setup and its name, and falls back
+    to plain tensor parallelism when the GPU count changes under it. A dense model on one GPU has nothing to pick."""
+    at = AppTest.from_file(str(ROOT / "infercost/ui/pages/compare.py"), default_timeout=120).run()
+    assert "cmp_layout" not in [box.key for box in at.selectbox]  # Llama-3.1-8B on one GPU
+    at.selectbox(key="cmp_model").set_value("deepseek-r1").run()
+    at.selectbox(key="cmp_engine").set_value("SGLang").run()
+    at.number_input(key="cmp_gpus").set_value(8).run()
+    at.selectbox(key="cmp_gpu").set_value("H200").run()
+    layouts = at.selectbox(key="cmp_layout").options
+    assert layouts[0] == "TP8 EP1 DP1" and {"TP8 EP8 DP1", "TP1 EP8 DP8"} <= set(layouts)
+    at.selectbox(key="cmp_layout").set_value("TP1 EP8 DP8").run()
+    at.button(key="cmp_add").click().run()
+    assert not at.exception and not at.error
+    added = at.session_state["self_host"][-1]
+    assert added["throughput"]["roofline"] == {"model": "deepseek-r1", "dtype": "fp8", "engine": "sglang",
+                                               "gpu": "H200", "gpus": 8, "tensor_parallel": 1,
+                                               "expert_parallel": 8, "data_parallel": 8}  # fmt: skip
+    assert "TP1 EP8 DP8" in added["name"]
+    shown = [frame.value for frame in at.dataframe]
+    assert any(added["name"] in frame.to_string() for frame in shown)  # priced beside the others
+    at.number_input(key="cmp_gpus").set_value(4).run()  # DP8 cannot run on 4 GPUs
+    assert not at.exception and at.selectbox(key="cmp_layout").value == "TP4 EP1 DP1"

@@ -34,6 +34,8 @@ from infercost.ui.format import (
 )
 from infercost.ui.setups import (
     DEFAULT_SLO,
+    layout_choice,
+    layout_label,
     offer_age,
     pick_offer,
     price_is_offers,
@@ -119,9 +121,10 @@ with st.expander(
     elif source == ROOFLINE:
         chosen_model = roofline_choice(b, c, c, st.session_state, "bill_roofline")
         gpus_per_replica = int(b.number_input("GPUs per replica", 1, 64, 1, key="gpus_per_replica"))
-        throughput = {"roofline": {**chosen_model, "gpu": gpu, "gpus": gpus_per_replica}}
-        st.caption(f"Model: **{chosen_model['model']}** on {gpus_per_replica}× {gpu} ({chosen_model['dtype']}) · "
-                   "roofline estimate, not measured")
+        layout = layout_choice(b, chosen_model["model"], gpus_per_replica, st.session_state, "bill_roofline")
+        throughput = {"roofline": {**chosen_model, "gpu": gpu, "gpus": gpus_per_replica, **layout}}
+        st.caption(f"Model: **{chosen_model['model']}** on {gpus_per_replica}× {gpu} ({chosen_model['dtype']}"
+                   f"{layout_label(layout)}) · roofline estimate, not measured")
     else:
         example = next((p for p in profiles if "p95_tpot_ms" in p.points[0] and "H100" in p.hardware), profiles[0])
         gpus_per_replica = int(b.number_input("GPUs per replica", 1, 1024, int(example.gpus_per_replica or 1),

@@ -48,6 +48,8 @@ from infercost.ui.setups import (
     cheapest_offer,
     default_setups,
     follow_settings,
+    layout_choice,
+    layout_label,
     offer_age,
     offer_choice,
     owned_price,
@@ -105,10 +107,12 @@ with st.expander("Add a self-host setup (rented or owned)"):
         gpu = right.selectbox("GPU", list(specs), key="cmp_gpu")
         gpus = right.number_input("GPUs per replica", 1, 64, 1, key="cmp_gpus")
         chosen_model = roofline_choice(left, left, right, s, "cmp")
-        throughput = {"roofline": {**chosen_model, "gpu": gpu, "gpus": int(gpus)}}
+        layout = layout_choice(right, chosen_model["model"], int(gpus), s, "cmp")
+        throughput = {"roofline": {**chosen_model, "gpu": gpu, "gpus": int(gpus), **layout}}
         engine_label = "".join(f" {chosen_model[k]}" for k in ("engine", "engine_version") if k in chosen_model)
         engine_label = f",{engine_label}" if engine_label else ""
-        label = f"{chosen_model['model']} · {gpus}× {gpu} ({chosen_model['dtype']}{engine_label}, roofline)"
+        label = (f"{chosen_model['model']} · {gpus}× {gpu} ({chosen_model['dtype']}{engine_label}"
+                 f"{layout_label(layout)}, roofline)")
     else:
         by_id = {p.id: p for p in profiles}
         chosen = left.selectbox("Profile", list(by_id), format_func=lambda i: by_id[i].name, key="cmp_profile")
