@@ -202,14 +202,18 @@ RANGE_METRICS = {"output_throughput": "request_throughput", "request_throughput"
 def point_range(point: Prediction, error: dict[str, dict[str, float]]) -> dict[str, list[float]]:
     """Per figure, the interval that should hold the measured value 80% of the time: a prediction is
     ``measured × (1 + e)``, so the measured value lies in ``predicted / (1 + e)`` for e between the transfer's
-    p90 and p10 signed error (``expected_error``)."""
+    p90 and p10 signed error (``expected_error``). An open loop serves at most what is offered, so neither end of
+    its throughputs' ranges passes the rate."""
+    offered = ({"request_throughput": point.level, "output_throughput": point.level * point.output_len}
+               if point.load == "rate" else {})  # fmt: skip
     ranges: dict[str, list[float] | None] = {}
     for figure, metric in RANGE_METRICS.items():
         quantiles = error.get(metric) or UNMEASURED_ERROR
         value = getattr(point, figure)
         saturated = point.saturated and figure in LATENCY_FIGURES  # no steady latency to put a range on
-        ranges[figure] = None if saturated else [value / max(1.0 + quantiles["p90"], 1e-3),
-                                                 value / max(1.0 + quantiles["p10"], 1e-3)]  # fmt: skip
+        most = offered.get(figure, math.inf)
+        ranges[figure] = None if saturated else [min(value / max(1.0 + quantiles["p90"], 1e-3), most),
+                                                 min(value / max(1.0 + quantiles["p10"], 1e-3), most)]  # fmt: skip
     return ranges
 
 

@@ -232,3 +232,24 @@ def test_a_self_host_cost_carries_the_same_notes_as_its_prediction() -> None:
     _, basis = predicted_points(predicted)
     assert predicted.every_note[len(predicted.notes):], "expected a note on the SGLang TTFT range"
     assert all(note in basis.note for note in predicted.every_note)
+
+
+def test_a_rate_above_capacity_serves_what_a_full_batch_serves_and_no_range_passes_the_rate() -> None:
+    """gpt-oss-20b on one H100 under vLLM (a batch of 1,024): 600 simulated arrivals at 300 requests/s were all
+    admitted into one batch and finished together, and the throughput read off their finishes was the rate itself,
+    300 requests/s (90,000 tokens/s) from a GPU whose full batch serves about 60; at 1,000 requests/s, 700. An
+    open loop above capacity keeps the batch full, so it serves what a closed loop of a full batch does. And a
+    served rate cannot pass the offered one, so no range does either."""
+    load = Load([1024], rates=[10, 300, 1000])
+    predicted = predict_roofline("openai/gpt-oss-20b", "H100", 1, "mxfp4", 1000, 300, load)
+    full, *rates = predicted.points
+    light, heavy, heaviest = rates
+    assert not light.saturated and heavy.saturated and heaviest.saturated
+    for point in (heavy, heaviest):
+        assert point.request_throughput == pytest.approx(full.request_throughput, rel=0.05)
+        assert point.output_throughput == pytest.approx(full.output_throughput, rel=0.05)
+    payload = predicted.as_dict()
+    for point in payload["points"][1:]:
+        assert point["range"]["request_throughput"][1] <= point["rate"] * (1 + 1e-9)
+        assert point["range"]["output_throughput"][1] <= point["rate"] * 300 * (1 + 1e-9)
+    assert any(f"serves about {full.request_throughput:.3g} requests/s at most" in note for note in payload["notes"])
