@@ -617,12 +617,19 @@ def predict_roofline(
         raise InputError("gpus", f"{model}'s weights at {dtype} ({held_weight_bytes(setup.shape, dtype) / 1e9:,.0f} "
                                  f"GB) leave no room for a KV cache on {hardware.gpus}x {hardware.gpu} "
                                  f"({hardware.memory_gb:,.0f} GB each): use more GPUs or a smaller dtype")  # fmt: skip
+    held = f"the KV cache of an engine on {hardware.gpus}x {hardware.gpu} holds {capacity:,.0f} tokens"
+    most = engines * int(capacity // sequence_tokens)  # users whose whole sequences the replica's caches hold
+    if not most:
+        raise InputError("gpus", f"{held}, less than one request of {input_len:,} + {output_len:,} tokens: use more "
+                                 "GPUs, a smaller dtype or KV dtype, or shorter requests")  # fmt: skip
     wanted = load.concurrencies or DEFAULT_CONCURRENCIES
     per_engine = [max(1, round(c / engines)) for c in wanted]
     fits = [c for c, share in zip(wanted, per_engine, strict=True) if share * sequence_tokens <= capacity]
+    if not fits and not load.rates and not load.offline:
+        raise InputError("concurrency", f"{held}, {most:,} users of {input_len:,} + {output_len:,} tokens at most: "
+                                        f"ask for {most:,} or fewer")  # fmt: skip
     if len(fits) < len(wanted):
-        notes.append(f"the KV cache of an engine on {hardware.gpus}x {hardware.gpu} holds {capacity:,.0f} tokens: "
-                     "levels that do not fit are left out")  # fmt: skip
+        notes.append(f"{held}, {most:,} users of this shape at most: levels that do not fit are left out")
     points = _levels(setup, calibration, input_len, output_len, fits, load, engines)
     scheduled = engine or (engine_preset(reference.engine)[0] if reference else "vllm")
     return PredictedProfile("roofline", spec, model, hardware.gpu, gpus, dtype, input_len, output_len, points,

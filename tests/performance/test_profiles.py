@@ -10,7 +10,7 @@ from infercost.costmodel import ThroughputPoint
 from infercost.errors import InputError
 from infercost.estimate import estimate, run_loader
 from infercost.performance.operating_points import effective_slo
-from infercost.performance.predict import predict_roofline
+from infercost.performance.predict import Load, predict_roofline
 from infercost.performance.profiles import bundled_profiles, find_profile
 from infercost.profile import parse_profile
 from infercost.runner.scripted_server import Script, running
@@ -83,6 +83,20 @@ def test_roofline_drops_concurrencies_whose_kv_cache_does_not_fit():
     large = predict_roofline("llama-3.1-70b", "H200", 8, "bfloat16", 8000, 1000)
     assert max(p.level for p in small.points) < max(p.level for p in large.points)
     assert "levels that do not fit are left out" in " ".join(small.notes)
+
+
+def test_levels_none_of_which_fit_are_one_line_naming_the_most_that_do():
+    """Asked only for levels the KV cache cannot hold, or for requests longer than it holds at all, the answer was
+    an empty table and exit 0: it names the field and the most that fit."""
+    with pytest.raises(InputError, match="at most: ask for") as error:
+        predict_roofline("openai/gpt-oss-20b", "H100", 1, "mxfp4", 1000, 300, Load([4096]))
+    assert error.value.field == "concurrency"
+    most = int(str(error.value.reason).split(" users of")[0].rsplit(", ", 1)[1].replace(",", ""))
+    fits = predict_roofline("openai/gpt-oss-20b", "H100", 1, "mxfp4", 1000, 300, Load([most]))
+    assert [p.level for p in fits.points] == [most]
+    with pytest.raises(InputError, match="less than one request") as error:
+        predict_roofline("openai/gpt-oss-20b", "L4", 1, "mxfp4", 400_000, 300)
+    assert error.value.field == "gpus"  # what more GPUs cure: the same-weights search tries more
 
 
 @pytest.mark.parametrize(("field", "value", "message"), [("gpu", "TPU v9", "no datasheet"),
