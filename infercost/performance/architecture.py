@@ -88,6 +88,7 @@ _CLASS_DEFAULTS: dict[str, dict[str, Any]] = {
     "glm_moe_dsa": {"router_bias": True},
     "minimax_m2": {"router_bias": True},  # use_routing_bias: e_score_correction_bias
     "qwen3_5_moe_text": {"qk_norm": True, "shared_expert_gate": True},
+    "qwen3_next": {"qk_norm": True, "shared_expert_gate": True, "attn_output_gate": True},
     "qwen3_5_text": {"qk_norm": True},
     "deepseek_v3": {"router_bias": True},
     "deepseek_v32": {"router_bias": True},
@@ -210,7 +211,7 @@ class Experts:
 
 @dataclass(frozen=True)
 class Mamba:
-    """A Mamba2 mixer (Nemotron-H): a fixed state per sequence instead of a KV cache."""
+    """A Mamba2 mixer (Nemotron-H, Granite-4.0-H): a fixed state per sequence instead of a KV cache."""
 
     num_heads: int
     head_dim: int
@@ -485,7 +486,7 @@ def from_config(config: Mapping[str, Any], name: str = "") -> Architecture:
     n_layers = cfg.int("num_hidden_layers", "num_layers", "n_layer")
     attention = _attention(cfg, hidden)
     experts = _experts(cfg)
-    mamba = _mamba(cfg)
+    mamba = _mamba(cfg, hidden)
     linear = _linear_attention(cfg)
     max_context = cfg.int("max_position_embeddings", "max_sequence_length", "seq_length", default=0)
     layers = _layers(cfg, n_layers, experts is not None, max_context)
@@ -503,8 +504,8 @@ def from_config(config: Mapping[str, Any], name: str = "") -> Architecture:
         name=name or str(config.get("_name_or_path") or text.get("model_type") or "custom"),
         model_type=str(text.get("model_type") or config.get("model_type") or ""),
         hidden_size=hidden, vocab_size=cfg.int("vocab_size", "padded_vocab_size"), layers=layers,
-        attention=attention, dense_intermediate=cfg.int("intermediate_size_mlp", "intermediate_size", "ffn_dim",
-                                                        default=0),
+        attention=attention, dense_intermediate=cfg.int("intermediate_size_mlp", *_dense_mlp_fields(text, experts),
+                                                        "intermediate_size", "ffn_dim", default=0),
         experts=experts, mamba=mamba, linear_attention=linear,
         tie_word_embeddings=bool(cfg.get("tie_word_embeddings", default=False)),
         gated_mlp=gated, norms_per_layer=int(cfg.get("norms_per_layer", default=2)),
@@ -514,6 +515,13 @@ def from_config(config: Mapping[str, Any], name: str = "") -> Architecture:
         vision_params=_vision_params(vision, hidden) if isinstance(vision, Mapping) else 0,
         fields=cfg.used,
     )  # fmt: skip
+
+
+def _dense_mlp_fields(text: Mapping[str, Any], experts: Experts | None) -> tuple[str, ...]:
+    """Granite's MoE configs without experts (Granite-4.0-H-Micro) run only their shared MLP as a layer's
+    feed-forward, ``shared_intermediate_size`` wide (``intermediate_size`` is then an unused expert width)."""
+    return ("shared_intermediate_size",) if experts is None and str(text.get("model_type", "")).startswith(
+        "granitemoe") else ()  # fmt: skip
 
 
 class _Fields:
@@ -573,7 +581,8 @@ def _experts(cfg: _Fields) -> Experts | None:
     top_k = cfg.int(*_TOPK_FIELDS)
     size = cfg.int("moe_intermediate_size", "intermediate_size")
     shared = cfg.int("n_shared_experts", "num_shared_experts", default=0)
-    shared_size = cfg.int("shared_expert_intermediate_size", "moe_shared_expert_intermediate_size", default=0)
+    shared_size = cfg.int("shared_expert_intermediate_size", "moe_shared_expert_intermediate_size",
+                          "shared_intermediate_size", default=0)  # the last: Granite's
     shared_total = shared_size * max(shared, 1) if shared_size else shared * size
     if top_k > int(n):
         raise InputError(f"config.{_TOPK_FIELDS[0]}", f"{top_k} experts per token but only {n} experts")
@@ -583,12 +592,19 @@ def _experts(cfg: _Fields) -> Experts | None:
                    shared_gate=bool(cfg.get("shared_expert_gate", default=False)))  # fmt: skip
 
 
-def _mamba(cfg: _Fields) -> Mamba | None:
-    if cfg.get("mamba_num_heads") is None:
+def _mamba(cfg: _Fields, hidden: int) -> Mamba | None:
+    """Nemotron-H's names, or Granite-4.0-H's (``mamba_n_heads``; a ``mamba_d_head`` of "auto" splits
+    ``mamba_expand`` times the hidden size among the heads)."""
+    if cfg.get("mamba_num_heads", "mamba_n_heads") is None:
         return None
+    heads = cfg.int("mamba_num_heads", "mamba_n_heads")
+    if cfg.get("mamba_head_dim", "mamba_d_head") in (None, "auto"):
+        head_dim = cfg.int("mamba_expand", default=2) * hidden // max(heads, 1)
+    else:
+        head_dim = cfg.int("mamba_head_dim", "mamba_d_head")
     state_dtype = str(cfg.get("mamba_ssm_cache_dtype", default=UNQUANTIZED))
-    return Mamba(cfg.int("mamba_num_heads"), cfg.int("mamba_head_dim"), cfg.int("ssm_state_size"),
-                 cfg.int("n_groups", default=1), cfg.int("conv_kernel", default=4),
+    return Mamba(heads, head_dim, cfg.int("ssm_state_size", "mamba_d_state"),
+                 cfg.int("n_groups", "mamba_n_groups", default=1), cfg.int("conv_kernel", "mamba_d_conv", default=4),
                  normalize_dtype(state_dtype) if state_dtype.lower() in DTYPES else UNQUANTIZED)  # fmt: skip
 
 
@@ -616,10 +632,24 @@ def _layers(cfg: _Fields, n_layers: int, has_experts: bool, max_context: int) ->
     moe = _moe_layer_set(cfg, n_layers) if has_experts else set()
     windows = [(None, "full") if w is not None and max_context and w >= max_context else (w, kind)
                for w, kind in _windows(cfg, n_layers)]  # fmt: skip
-    types = cfg.get("layer_types")
-    mixers = ["linear_attention" if isinstance(types, list) and types[i] == "linear_attention" else "attention"
+    types = _layer_types(cfg, n_layers)
+    # Granite-4.0-H's config.json names its Mamba2 layers "mamba"; transformers reads them back as
+    # "linear_attention", as Qwen3.5's Gated DeltaNet layers are named: which one it is, the config's fields say
+    mamba = cfg.get("linear_num_value_heads") is None and cfg.get("mamba_num_heads", "mamba_n_heads") is not None
+    recurrent = "mamba" if mamba else "linear_attention"
+    mixers = [recurrent if isinstance(types, list) and types[i] in ("linear_attention", "mamba") else "attention"
               for i in range(n_layers)]  # fmt: skip
     return tuple(Layer(mixers[i], "moe" if i in moe else "dense", *windows[i]) for i in range(n_layers))
+
+
+def _layer_types(cfg: _Fields, n_layers: int) -> list[str] | None:
+    """``layer_types`` where the config lists them; Qwen3-Next's config.json gives only ``full_attention_interval``
+    (every 4th layer full attention, the rest Gated DeltaNet), from which transformers lists them."""
+    types = cfg.get("layer_types")
+    interval = cfg.get("full_attention_interval")
+    if types is None and interval and cfg.get("linear_num_value_heads") is not None:
+        return ["full_attention" if (i + 1) % int(interval) == 0 else "linear_attention" for i in range(n_layers)]
+    return types
 
 
 def _moe_layer_set(cfg: _Fields, n_layers: int) -> set[int]:
@@ -647,7 +677,7 @@ def _windows(cfg: _Fields, n_layers: int) -> list[tuple[int | None, str]]:
     sliding = cfg.get("sliding_window")
     chunk = cfg.get("attention_chunk_size")
     full: tuple[int | None, str] = (None, "full")
-    types = cfg.get("layer_types")
+    types = _layer_types(cfg, n_layers)
     if isinstance(types, list):
         if len(types) != n_layers:
             raise InputError("config.layer_types", f"lists {len(types)} layers, the model has {n_layers}")

@@ -193,6 +193,72 @@ def test_parameter_count_equals_what_transformers_builds(name):
     assert built == a.total_params - a.vision_params
 
 
+# ibm-granite/granite-4.0-h-small's config.json, the fields that size it: 36 Mamba2 layers and 4 attention layers
+# (one in ten), every one with 72 experts (10 a token) and a shared one; its model card: 32B total, 9B active.
+GRANITE_4_H_SMALL = {
+    "model_type": "granitemoehybrid", "hidden_size": 4096, "num_hidden_layers": 40, "num_attention_heads": 32,
+    "num_key_value_heads": 8, "num_local_experts": 72, "num_experts_per_tok": 10, "intermediate_size": 768,
+    "shared_intermediate_size": 1536, "mamba_n_heads": 128, "mamba_d_head": 64, "mamba_d_state": 128,
+    "mamba_n_groups": 1, "mamba_d_conv": 4, "mamba_expand": 2, "tie_word_embeddings": True, "vocab_size": 100352,
+    "layer_types": (["mamba"] * 9 + ["attention"]) * 4, "position_embedding_type": "nope",
+    "max_position_embeddings": 131072, "torch_dtype": "bfloat16",
+}  # fmt: skip
+# the same family without experts (Granite-4.0-H-Micro's kind): a layer's feed-forward is its shared MLP alone
+GRANITE_4_H_DENSE = {**GRANITE_4_H_SMALL, "hidden_size": 2048, "num_hidden_layers": 8, "num_attention_heads": 16,
+                     "num_key_value_heads": 4, "num_local_experts": 0, "num_experts_per_tok": 0,
+                     "shared_intermediate_size": 8192, "intermediate_size": 512, "mamba_n_heads": 64,
+                     "mamba_d_head": "auto", "layer_types": (["mamba"] * 3 + ["attention"]) * 2}  # fmt: skip
+
+
+@pytest.mark.parametrize("config", [GRANITE_4_H_SMALL, GRANITE_4_H_DENSE], ids=["moe", "dense"])
+def test_granite_4_hybrids_count_their_mamba_layers_and_shared_mlp_as_transformers_builds_them(config):
+    """Granite-4.0-H names its Mamba2 layers "mamba" in layer_types and its Mamba sizes its own way (mamba_n_heads,
+    mamba_d_state): read as attention layers, granite-4.0-h-small came out a 29.3B-parameter MoE model of 5.9B
+    active with a KV cache of 160 KiB a token, ten times its own. transformers reads the same file's layer types
+    back as "linear_attention" and "full_attention", which must mean the same."""
+    torch = pytest.importorskip("torch")
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    with torch.device("meta"):
+        model = AutoModelForCausalLM.from_config(AutoConfig.for_model(**copy.deepcopy(config)))
+    a = from_config(config)
+    assert a.total_params == sum(p.numel() for p in model.parameters())
+    assert len(a.attention_layers) == config["layer_types"].count("attention")
+    assert a.kv_bytes_per_token("bfloat16") == len(a.attention_layers) * 2 * config["num_key_value_heads"] * 128 * 2
+    respelled = {**config, "layer_types": ["linear_attention" if t == "mamba" else "full_attention"
+                                           for t in config["layer_types"]]}  # fmt: skip
+    assert from_config(respelled).layers == a.layers
+    if config is GRANITE_4_H_SMALL:
+        assert a.kind == "hybrid-moe" and round(a.total_params / 1e9) == 32 and round(a.active_params / 1e9) == 9
+
+
+# Qwen/Qwen3-Next-80B-A3B-Instruct's config.json, the fields that size it: no layer_types, only
+# full_attention_interval (every 4th layer full attention, the others Gated DeltaNet); its model card: 80B total.
+QWEN3_NEXT = {
+    "model_type": "qwen3_next", "hidden_size": 2048, "intermediate_size": 5120, "num_hidden_layers": 48,
+    "num_attention_heads": 16, "num_key_value_heads": 2, "head_dim": 256, "linear_conv_kernel_dim": 4,
+    "linear_key_head_dim": 128, "linear_num_key_heads": 16, "linear_num_value_heads": 32,
+    "linear_value_head_dim": 128, "num_experts": 512, "num_experts_per_tok": 10, "moe_intermediate_size": 512,
+    "shared_expert_intermediate_size": 512, "decoder_sparse_step": 1, "mlp_only_layers": [],
+    "full_attention_interval": 4, "partial_rotary_factor": 0.25, "max_position_embeddings": 262144,
+    "vocab_size": 151936, "tie_word_embeddings": False, "torch_dtype": "bfloat16",
+}  # fmt: skip
+
+
+def test_qwen3_next_places_its_full_attention_layers_by_its_interval_as_transformers_does():
+    """Without layer_types every layer was read as full attention: 48 layers of KV cache for Qwen3-Next's 12, and
+    none of its Gated DeltaNet weights (79.04B where transformers builds 79.67B)."""
+    torch = pytest.importorskip("torch")
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    with torch.device("meta"):
+        model = AutoModelForCausalLM.from_config(AutoConfig.for_model(**copy.deepcopy(QWEN3_NEXT)))
+    a = from_config(QWEN3_NEXT)
+    assert a.total_params == sum(p.numel() for p in model.parameters())
+    assert a.attention_layers == tuple(range(3, 48, 4)) and a.kind == "hybrid-moe"
+    assert a.kv_bytes_per_token("bfloat16") == 12 * 2 * 2 * 256 * 2
+
+
 # --- rules read from the config ---------------------------------------------------------------------------------
 
 
