@@ -139,17 +139,21 @@ def hub_reachable(host: str = "huggingface.co") -> bool:
 
 
 def hub_config(model_id: str) -> dict[str, Any]:
-    """A model's config from the Hugging Face Hub (never running its code), or InputError saying how to give one."""
+    """A model's config.json from the Hugging Face Hub, read as the JSON it is (never running its code), or
+    InputError saying how to give one. The file as published, not ``AutoConfig(...).to_dict()``: transformers 5
+    rewrites some configs on the way (Nemotron-H's ``hybrid_override_pattern`` and ``num_hidden_layers`` become a
+    ``layers_block_type`` list) and refuses a model type it only knows as remote code (Kimi-K2's ``kimi_k2``),
+    where the published fields are what the architecture reader and the bundled configs speak."""
     offline = not hub_reachable() if "/" in model_id else True
     if "/" in model_id and not offline:
         try:
-            from transformers import AutoConfig
+            from huggingface_hub import hf_hub_download
 
-            return AutoConfig.from_pretrained(model_id, trust_remote_code=False).to_dict()
-        except Exception as error:  # noqa: BLE001 - offline, gated, unknown id, remote code: all say the same below
+            path = hf_hub_download(model_id, "config.json")
+        except Exception as error:  # noqa: BLE001 - offline, gated, unknown id: all say the same below
             reason = f"not found on the Hugging Face Hub ({type(error).__name__})"
-        else:  # pragma: no cover
-            reason = ""
+        else:
+            return read_config_path(path)
     else:
         reason = "not bundled" if "/" not in model_id else "not bundled, and the Hugging Face Hub is out of reach"
     raise InputError("model", f"{model_id!r} is {reason}; give its config with --config PATH (a config.json or a "

@@ -199,3 +199,69 @@ def test_nvfp4_weights_keep_an_fp8_kv_cache_as_their_checkpoints_name_it():
 
     assert kv("nvfp4") == kv("fp8") == kv("bfloat16") / 2
     assert bundled_architecture("qwen3-8b").default_kv_dtype("nvfp4") == "fp8"
+
+
+@pytest.fixture
+def hub(tmp_path):
+    """A Hugging Face Hub on 127.0.0.1 serving config.json files, as huggingface_hub downloads them (a HEAD with the
+    commit and ETag, then the file); the environment that points the CLI at it, with a cache of its own."""
+    import hashlib
+    import http.server
+    import os
+    import threading
+
+    files: dict[str, bytes] = {}
+
+    class Hub(http.server.BaseHTTPRequestHandler):
+        def _answer(self) -> bytes | None:
+            body = files.get(self.path.partition("/resolve/")[0].lstrip("/")) if "/resolve/main/config.json" in \
+                self.path else None  # fmt: skip
+            if body is None:
+                self.send_response(404)
+                self.send_header("X-Error-Code", "RepoNotFound")
+                self.end_headers()
+                return None
+            self.send_response(200)
+            self.send_header("X-Repo-Commit", "0" * 40)
+            self.send_header("ETag", f'"{hashlib.sha1(body).hexdigest()}"')
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            return body
+
+        def do_HEAD(self) -> None:  # noqa: N802 - http.server's name
+            self._answer()
+
+        def do_GET(self) -> None:  # noqa: N802
+            body = self._answer()
+            if body is not None:
+                self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Hub)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    env = {**os.environ, "HF_ENDPOINT": f"http://127.0.0.1:{server.server_port}", "HF_HOME": str(tmp_path / "hf")}
+    env.pop("HF_HUB_OFFLINE", None)
+    yield SimpleNamespace(files=files, env=env)
+    server.shutdown()
+
+
+def test_a_hub_model_is_read_from_its_published_config_json(hub):
+    """Through AutoConfig(...).to_dict(), transformers 5 hands back a Nemotron-H config without num_hidden_layers
+    or hybrid_override_pattern (it lists layers_block_type instead): a Nemotron-H the bundle lacked was refused as
+    'config.num_hidden_layers: missing', and a remote-code model type (Kimi-K2's kimi_k2) as not on the Hub. The
+    published file is what the reader and the bundled configs speak."""
+    from infercost.performance.models import bundled_config
+
+    hub.files["acme/hybrid-56b-custom"] = json.dumps(bundled_config("nemotron-h-56b")).encode()
+    hub.files["acme/trillion-moe"] = json.dumps(bundled_config("kimi-k2")).encode()
+    for model_id, twin in (("acme/hybrid-56b-custom", "nemotron-h-56b"), ("acme/trillion-moe", "kimi-k2")):
+        shown = cli("models", "show", model_id, "--json", env=hub.env)
+        assert shown.returncode == 0, shown.stderr
+        report = json.loads(shown.stdout)
+        assert report["source"] == "hub"
+        assert report["total_params"] == json.loads(cli("models", "show", twin, "--json").stdout)["total_params"]
+    missing = cli("models", "show", "acme/not-there", "--json", env=hub.env)
+    assert missing.returncode == 2 and missing.stderr.strip().count("\n") == 0
+    assert "not found on the Hugging Face Hub" in missing.stderr and "--config PATH" in missing.stderr
