@@ -482,8 +482,10 @@ def from_config(config: Mapping[str, Any], name: str = "") -> Architecture:
         raise InputError("config", "a config.json must be a JSON object")
     text = text_config(config)
     cfg = _Fields(text, _CLASS_DEFAULTS.get(str(text.get("model_type", "")), {}))
+    _refuse_unread_layouts(cfg)
     hidden = cfg.int("hidden_size", "d_model", "n_embd")
-    n_layers = cfg.int("num_hidden_layers", "num_layers", "n_layer")
+    blocks = _hybrid_pattern(cfg)
+    n_layers = cfg.int("num_hidden_layers", "num_layers", "n_layer", default=len(blocks) if blocks else None)
     attention = _attention(cfg, hidden)
     experts = _experts(cfg)
     mamba = _mamba(cfg, hidden)
@@ -624,7 +626,7 @@ _PATTERN = {"M": ("mamba", "none"), "*": ("attention", "none"), "-": ("none", "d
 def _layers(cfg: _Fields, n_layers: int, has_experts: bool, max_context: int) -> tuple[Layer, ...]:
     """Each layer's mixer, feed-forward and window, by the first rule the config carries. A window as long as the
     model's context (phi-4's 16,384) is no window."""
-    pattern = cfg.get("hybrid_override_pattern")
+    pattern = _hybrid_pattern(cfg)
     if pattern:  # Nemotron-H: one character per layer
         if len(pattern) != n_layers or set(pattern) - set(_PATTERN):
             raise InputError("config.hybrid_override_pattern", f"needs {n_layers} characters of M, *, - or E")
@@ -640,6 +642,51 @@ def _layers(cfg: _Fields, n_layers: int, has_experts: bool, max_context: int) ->
     mixers = [recurrent if isinstance(types, list) and types[i] in ("linear_attention", "mamba") else "attention"
               for i in range(n_layers)]  # fmt: skip
     return tuple(Layer(mixers[i], "moe" if i in moe else "dense", *windows[i]) for i in range(n_layers))
+
+
+# Fields that say a model's layers are laid out in a way this reader does not size; read without them, each of these
+# came out as a plain attention stack (Jamba's Mamba-1 layers, Falcon-H1's Mamba2 beside attention in every layer).
+_UNREAD_LAYOUTS = {
+    "attn_layer_period": "Jamba's and Zamba's Mamba-1 layers between attention layers",
+    "attn_layer_indices": "Bamba's Mamba2 layers around its attention layers",
+    "mamba_d_ssm": "Falcon-H1's Mamba2 heads beside attention in every layer",
+    "attn_type_list": "MiniMax-01's lightning-attention layers",
+    "block_types": "RecurrentGemma's recurrent blocks",
+}
+_RECURRENT_TYPES = ("mamba", "mamba2", "falcon_mamba", "rwkv", "rwkv5", "rwkv6", "rwkv7", "xlstm")
+
+
+def _refuse_unread_layouts(cfg: _Fields) -> None:
+    """InputError naming the field where a config describes layers this reader would otherwise read as attention:
+    not simulated rather than simulated wrong."""
+    model_type = str(cfg.get("model_type", default=""))
+    if model_type in _RECURRENT_TYPES:
+        raise InputError("config.model_type", f"{model_type} is a recurrent model without attention layers, which "
+                                              "this reader does not size")  # fmt: skip
+    for name, layout in _UNREAD_LAYOUTS.items():
+        if name in cfg.values:  # Bamba's default, null, makes every layer Mamba
+            raise InputError(f"config.{name}", f"{layout}: a layout this reader does not size, so it is not "
+                                               "simulated rather than simulated wrong")  # fmt: skip
+
+
+# transformers 5 saves Nemotron-H's pattern as a list of block names (save_pretrained, to_dict)
+_BLOCK_CHARACTERS = {"linear_attention": "M", "mamba": "M", "full_attention": "*", "attention": "*", "mlp": "-",
+                     "moe": "E"}  # fmt: skip
+
+
+def _hybrid_pattern(cfg: _Fields) -> str | None:
+    """Nemotron-H's ``hybrid_override_pattern``, or the same read off the ``layers_block_type`` list a config saved
+    by transformers 5 carries instead (with no ``num_hidden_layers``: the list's length is the count). Zamba's
+    "hybrid" blocks (Mamba beside a shared attention block) are refused, not read as something else."""
+    pattern = cfg.get("hybrid_override_pattern")
+    blocks = cfg.get("layers_block_type")
+    if pattern or not isinstance(blocks, list):
+        return pattern
+    unknown = sorted({str(b) for b in blocks} - set(_BLOCK_CHARACTERS))
+    if unknown:
+        raise InputError("config.layers_block_type", f"names {', '.join(unknown)} blocks, which this reader does "
+                                                     "not size: not simulated rather than simulated wrong")  # fmt: skip
+    return "".join(_BLOCK_CHARACTERS[b] for b in blocks)
 
 
 def _layer_types(cfg: _Fields, n_layers: int) -> list[str] | None:

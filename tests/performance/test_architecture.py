@@ -259,6 +259,35 @@ def test_qwen3_next_places_its_full_attention_layers_by_its_interval_as_transfor
     assert a.kv_bytes_per_token("bfloat16") == 12 * 2 * 2 * 256 * 2
 
 
+def test_a_nemotron_h_config_saved_by_transformers_reads_as_the_published_one():
+    """transformers 5 saves Nemotron-H's layer pattern as a layers_block_type list, without num_hidden_layers or
+    hybrid_override_pattern: a model directory it wrote was refused for a missing layer count."""
+    from transformers import AutoConfig
+
+    for name in ("nemotron-h-56b", "nemotron-3-nano-30b-a3b"):
+        saved = AutoConfig.for_model(**copy.deepcopy(bundled_config(name))).to_dict()
+        assert "hybrid_override_pattern" not in saved and "num_hidden_layers" not in saved
+        assert (from_config(saved).layers, from_config(saved).total_params) == (arch(name).layers,
+                                                                               arch(name).total_params)
+
+
+@pytest.mark.parametrize(("config", "field"), [
+    ({"model_type": "jamba", "attn_layer_period": 8, "attn_layer_offset": 4}, "config.attn_layer_period"),
+    ({"model_type": "bamba", "attn_layer_indices": [9, 18, 27]}, "config.attn_layer_indices"),
+    ({"model_type": "falcon_h1", "mamba_d_ssm": 3072}, "config.mamba_d_ssm"),
+    ({"model_type": "minimax", "attn_type_list": [0, 0, 0, 1]}, "config.attn_type_list"),
+    ({"model_type": "zamba2", "layers_block_type": ["mamba", "hybrid"]}, "config.layers_block_type"),
+    ({"model_type": "mamba2", "num_heads": 128}, "config.model_type"),
+])  # fmt: skip
+def test_a_layout_the_reader_does_not_size_is_refused_not_read_as_attention(config, field):
+    """Each of these came out as a plain attention stack (every layer with a KV cache) and was priced so."""
+    full = {**bundled_config("llama-3.1-8b"), **config, "num_hidden_layers": 4}
+    with pytest.raises(InputError) as raised:
+        from_config(full)
+    assert raised.value.field == field
+    assert "not simulated" in str(raised.value) or "without attention layers" in str(raised.value)
+
+
 # --- rules read from the config ---------------------------------------------------------------------------------
 
 
