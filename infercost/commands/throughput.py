@@ -84,7 +84,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if not 0 <= args.cached_prompt_fraction < 1:
         raise InputError("cached_prompt_fraction", f"must be from 0 to under 1, got {args.cached_prompt_fraction}")
     load = Load(concurrencies or None, rates, args.offline, args.cached_prompt_fraction)
-    layout = Layout(args.tensor_parallel, args.expert_parallel or 1, args.data_parallel or 1)
+    layout = Layout(args.tensor_parallel, *(1 if value is None else value  # 0 is a value, refused, not the default
+                                            for value in (args.expert_parallel, args.data_parallel)))
     predicted = predict_source(args.source, args.input_tokens, args.output_tokens, load, engine=args.engine,
                                layout=layout, kv_dtype=args.kv_dtype, config=args.config, release=args.engine_version,
                                db_path=args.db)  # fmt: skip

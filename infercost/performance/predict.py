@@ -577,6 +577,10 @@ def predict_roofline(
                  "KV-cache capacity from the datasheet"]  # fmt: skip
         if transfer == "any_release":
             notes.append(release_note(reference, release))
+        elif release_distance(reference.engine_version, release):  # a release named that no bundled table is of
+            notes.append(f"no table of release {release} of this model and weights is bundled: calibrated on "
+                         f"{reference.engine}" + ("" if reference.engine_version else ", a release its source "
+                                                  "leaves unnamed"))  # fmt: skip
         if engine not in (None, measured_on):  # another engine's scheduler over this engine's fitted step costs
             calibration = calibration.under_another_engine()
             error = compounded(error, held_out_error(reference_setup.shape.kind, engine, "engine"))  # after the GPUs'

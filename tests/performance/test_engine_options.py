@@ -163,6 +163,8 @@ def test_two_independent_errors_compound_in_log_space() -> None:
     (["--engine", "tgi"], "engine"),
     (["--offline", "0"], "offline"),
     (["--cached-prompt-fraction", "1.5"], "cached_prompt_fraction"),
+    (["--data-parallel", "0"], "data_parallel"),  # 0 was taken for "not given" and ran one engine
+    (["--expert-parallel", "0"], "expert_parallel"),
 ])  # fmt: skip
 def test_bad_options_get_one_line_naming_the_field(args: list[str], field: str) -> None:
     result = _throughput("roofline:meta-llama/Llama-3.1-8B-Instruct@1xH100 SXM:fp8", "--input-tokens", "100",

@@ -101,6 +101,17 @@ def test_a_release_with_no_table_of_those_weights_says_what_it_was_calibrated_on
     assert any("(of its line)" in note for note in line.notes)
 
 
+def test_a_release_named_beside_calibration_tables_of_no_release_says_so() -> None:
+    """Llama-3.1-8B's tables are NIM's, of no stated release: a release named for it was dropped without a word."""
+    from infercost.performance.predict import predict_roofline
+
+    predicted = predict_roofline("llama-3.1-8b", "H100", 1, "fp8", 1000, 100, release="1.2.0")
+    assert any(note.startswith("no table of release 1.2.0 of this model and weights is bundled: calibrated on")
+               and "leaves unnamed" in note for note in predicted.notes)  # fmt: skip
+    unnamed = predict_roofline("llama-3.1-8b", "H100", 1, "fp8", 1000, 100)
+    assert not any("release" in note for note in unnamed.notes)
+
+
 def test_a_release_named_for_a_model_with_no_table_says_there_is_none_to_take_it_from() -> None:
     from infercost.performance.predict import predict_roofline
 
