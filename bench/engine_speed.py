@@ -6,6 +6,8 @@ Times ``predict_concurrency`` over concurrency 1, 2, 5, 10, 25, 50, 100, 150, 20
 an 8B setup on an H100 and a MoE one (DeepSeek-R1 in FP8 on eight B200s, its experts spread over them: latent
 attention, routed-expert reads and the busiest GPU's share each step), median of the repeats; and, in the same run,
 a fixed pure-Python baseline (a million-step loop) so the figure can be read as a ratio on a shared, noisy machine.
+Then the first answer of a roofline that ranks and calibrates on held-out setups (Llama-3.1-8B under SGLang on
+8x H100), with their stored calibrations (``data/held_out_calibrations.json``) against fitting them afresh.
 """
 
 from __future__ import annotations
@@ -52,7 +54,29 @@ def main(argv: list[str] | None = None) -> int:
             median = statistics.median(times)
             print(f"{name:<25} {input_len:>5} in / {output_len:>5} out: 10-level sweep {median:6.1f} ms "
                   f"({median / baseline:.2f}x the baseline)")
+    stored, fitted = _first_answer_ms(stored=True), _first_answer_ms(stored=False)
+    print(f"first roofline answer on held-out setups: {stored:,.0f} ms with the stored calibrations, {fitted:,.0f} ms "
+          f"fitting them ({fitted / stored:.0f}x)")
     return 0
+
+
+def _first_answer_ms(*, stored: bool) -> float:
+    """One roofline prediction with every per-process cache of held-out calibrations emptied (the held-out tables
+    themselves stay read: both ways pay for them alike); without ``stored``, as if the file were stale."""
+    from infercost.performance import expected_error, predict
+
+    predict.held_out_tables()
+    for cached in (predict._calibrated_held_out, predict._misfit, expected_error.stored_held_out_calibrations):
+        cached.cache_clear()
+    keep = predict.stored_held_out_calibrations
+    predict.stored_held_out_calibrations = keep if stored else dict  # an empty store: every setup fitted
+    try:
+        started = time.perf_counter()
+        predict.predict_roofline("llama-3.1-8b", "H100", 8, "bfloat16", 1000, 300, predict.Load([1]),
+                                 engine="sglang")  # fmt: skip
+        return (time.perf_counter() - started) * 1000
+    finally:
+        predict.stored_held_out_calibrations = keep
 
 
 if __name__ == "__main__":

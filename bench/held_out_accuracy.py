@@ -5,6 +5,7 @@ and TensorRT-LLM sweeps of MoE and dense models on H100 to B300 and MI300X), per
     python -m bench.held_out_accuracy --transfer gpu --json
     python -m bench.held_out_accuracy --write      # every transfer, stored for predictions calibrated on these tables
     python -m bench.held_out_accuracy --write-docs # the tables in docs/engine-model.md and README.md, stored errors
+    python -m bench.held_out_accuracy --write-calibrations  # each held-out setup's calibration, stored (--write too)
 
 Each (kind, engine) slice is validated on its own (``validation.validate``): a table predicted from its setup's
 tables of other shapes (``shape``), from one of them (``one_shape``), from the same model on other GPUs (``gpu``,
@@ -27,7 +28,8 @@ import sys
 from collections import defaultdict
 
 from bench.prediction_accuracy import ENGINE_MODEL_DOC, replace_between
-from infercost.performance.expected_error import HELD_OUT_ERROR_PATH
+from infercost.performance.expected_error import HELD_OUT_CALIBRATIONS_PATH, HELD_OUT_ERROR_PATH
+from infercost.performance.predict import calibrate_held_out_groups
 from infercost.performance.profiles import held_out_profiles, unpredictable_reason, validation_tables
 from infercost.performance.validation import (
     ENGINE_TRANSFERS,
@@ -55,7 +57,13 @@ def main(argv: list[str] | None = None) -> int:
                         "docs/engine-model.md (with --write: this run's)")
     parser.add_argument("--write", action="store_true", help=f"run every transfer and store the errors in "
                         f"{HELD_OUT_ERROR_PATH.name}")  # fmt: skip
+    parser.add_argument("--write-calibrations", action="store_true", help=f"store each held-out setup's "
+                        f"calibration in {HELD_OUT_CALIBRATIONS_PATH.name} (also done by --write), and stop")
     args = parser.parse_args(argv)
+    if args.write or args.write_calibrations:
+        write_calibrations()
+        if not args.write:
+            return 0
     if args.write_docs and not args.write:
         write_docs(json.loads(HELD_OUT_ERROR_PATH.read_text(encoding="utf-8")))
         return 0
@@ -108,6 +116,12 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print(held_out_table(summary))
     return 0
+
+
+def write_calibrations() -> None:
+    """Each held-out setup's calibration and misfit flag, which a roofline reads instead of fitting them again."""
+    stored = calibrate_held_out_groups(lambda group: print(f"  calibrating {group}", file=sys.stderr))
+    HELD_OUT_CALIBRATIONS_PATH.write_text(json.dumps(stored, indent=1) + "\n", encoding="utf-8")
 
 
 def held_out_table(summary: dict) -> str:

@@ -515,9 +515,9 @@ def predict_rate(setup: Setup, calibration: Calibration, rate_per_s: float, inpu
     """Poisson arrivals at ``rate_per_s``; above capacity the engine saturates, says so, and serves what a closed
     loop of a full batch serves: its queue never empties. Read off the simulated run's finishes instead, gpt-oss-20b
     on one H100 served 300 requests/s at a rate of 300 (all 600 arrivals admitted into one batch of 1,024 and
-    finishing together) where its full batch serves 61."""
-    capacity = predict_concurrency(setup, calibration, full_batch(calibration.applied_to(setup), input_len,
-                                                                  output_len), input_len, output_len)  # fmt: skip
+    finishing together) where its full batch serves 61; and at 70 its 600 arrivals were over before its batch
+    filled, so the rate above capacity was not seen as one."""
+    closed = setup
     setup = calibration.applied_to(setup)
     trace = simulate_poisson(setup.cost, setup.config, calibration.coefficients, rate_per_s=rate_per_s,
                              input_len=input_len, output_len=output_len)  # fmt: skip
@@ -534,10 +534,12 @@ def predict_rate(setup: Setup, calibration: Calibration, rate_per_s: float, inpu
     finishes_ms = np.sort(trace.finish @ theta)
     half = finishes_ms[len(finishes_ms) // 2:]
     served = (len(half) - 1) / ((half[-1] - half[0]) / 1000.0) if len(half) > 1 and half[-1] > half[0] else rate_per_s
-    saturated = bool(growing or served < 0.95 * rate_per_s or capacity.request_throughput < rate_per_s)
-    return _summary(trace, calibration, "rate", rate_per_s, input_len, output_len,
-                    min(capacity.request_throughput, rate_per_s) if saturated else rate_per_s,
-                    saturated=saturated)  # fmt: skip
+    capacity = predict_concurrency(closed, calibration, full_batch(setup, input_len, output_len), input_len,
+                                   output_len).request_throughput  # fmt: skip
+    if not (growing or served < 0.95 * rate_per_s or capacity < rate_per_s):
+        return _summary(trace, calibration, "rate", rate_per_s, input_len, output_len, rate_per_s)
+    return _summary(trace, calibration, "rate", rate_per_s, input_len, output_len, min(capacity, rate_per_s),
+                    saturated=True)  # fmt: skip
 
 
 # trtllm-bench sizes an engine for the dataset it is given (``tensorrt_llm/bench/build/tuning.py``,

@@ -18,6 +18,9 @@ CALIBRATIONS_PATH = Path(__file__).with_name("data") / "calibrations.json"
 # The errors on the published tables kept out of calibration (vLLM, SGLang, TensorRT-LLM; MoE and dense), per model
 # kind and engine: what a prediction calibrated on one of them carries (``bench.held_out_accuracy --write``).
 HELD_OUT_ERROR_PATH = Path(__file__).with_name("data") / "held_out_error.json"
+# Each held-out setup's calibration on its tables and whether it misses them (``validation.MISFIT``): a roofline
+# calibrated on one, or ranking them, fitted 10 of them (8 s) before its first answer (``--write-calibrations``).
+HELD_OUT_CALIBRATIONS_PATH = Path(__file__).with_name("data") / "held_out_calibrations.json"
 
 
 @cache
@@ -32,9 +35,17 @@ def expected_errors() -> dict[str, Any]:
 def stored_calibrations() -> dict[str, Any]:
     """Each bundled setup's calibration on all its tables, keyed by group, with a fingerprint of what it was fitted
     to (a changed table or engine model makes it stale, and it is fitted afresh)."""
-    if not CALIBRATIONS_PATH.exists():
-        return {}
-    return json.loads(CALIBRATIONS_PATH.read_text(encoding="utf-8"))
+    return _json_or_empty(CALIBRATIONS_PATH)
+
+
+@cache
+def stored_held_out_calibrations() -> dict[str, Any]:
+    """The same for the held-out setups, each with whether its own calibration misses it."""
+    return _json_or_empty(HELD_OUT_CALIBRATIONS_PATH)
+
+
+def _json_or_empty(path: Path) -> dict[str, Any]:
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
 
 
 def expected_error(transfer: str) -> dict[str, dict[str, float]]:

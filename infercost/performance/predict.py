@@ -18,10 +18,11 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from infercost.errors import InputError
 from infercost.performance.architecture import DTYPES, normalize_dtype
@@ -45,7 +46,13 @@ from infercost.performance.engine import (
     held_weight_bytes,
     held_window_tokens,
 )
-from infercost.performance.expected_error import compounded, expected_error, held_out_error, stored_calibrations
+from infercost.performance.expected_error import (
+    compounded,
+    expected_error,
+    held_out_error,
+    stored_calibrations,
+    stored_held_out_calibrations,
+)
 from infercost.performance.models import find_bundled
 from infercost.performance.profiles import (
     ThroughputProfile,
@@ -295,10 +302,14 @@ def _calibrated_bundled(profile_id: str) -> Calibration:
     measures. Taken from ``data/calibrations.json`` when its fingerprint matches, else fitted (seconds)."""
     table = next(t for t in validation_tables() if t.id == profile_id)
     members = group_tables(validation_tables())[table.group]
-    stored = stored_calibrations().get(group_key(table))
-    if stored and stored.get("fingerprint") == group_fingerprint(members):
-        return Calibration.from_json(stored["calibration"])
-    return fit_tables(members)
+    stored = _stored(stored_calibrations(), members)
+    return Calibration.from_json(stored["calibration"]) if stored else fit_tables(members)
+
+
+def _stored(calibrations: dict[str, Any], members: Sequence[Table]) -> dict[str, Any] | None:
+    """A setup's stored entry where it was fitted to these very tables by this engine model, else None."""
+    stored = calibrations.get(group_key(members[0]))
+    return stored if stored and stored.get("fingerprint") == group_fingerprint(members) else None
 
 
 def calibrate_bundled_groups() -> dict[str, dict[str, object]]:
@@ -306,6 +317,20 @@ def calibrate_bundled_groups() -> dict[str, dict[str, object]]:
     return {group_key(members[0]): {"fingerprint": group_fingerprint(members), "tables": [t.id for t in members],
                                     "calibration": fit_tables(members).to_json()}
             for members in group_tables(validation_tables()).values()}  # fmt: skip
+
+
+def calibrate_held_out_groups(progress: Callable[[str], None] | None = None) -> dict[str, dict[str, object]]:
+    """Every held-out setup's calibration and whether it misses its own tables, as
+    ``bench.held_out_accuracy --write-calibrations`` stores them."""
+    out: dict[str, dict[str, object]] = {}
+    for members in group_tables(t.table for t in held_out_tables().values()).values():
+        if progress:
+            progress(group_key(members[0]))
+        calibration = fit_tables(members)
+        out[group_key(members[0])] = {"fingerprint": group_fingerprint(members), "tables": [t.id for t in members],
+                                      "calibration": calibration.to_json(),
+                                      "misfit": bool(fit_error(calibration, members) > MISFIT)}  # fmt: skip
+    return out
 
 
 def calibrate_profile(profile: ThroughputProfile) -> tuple[Setup, Calibration, str, dict[str, dict[str, float]]]:
@@ -404,7 +429,9 @@ def _misfit(profile_id: str) -> bool:
     """Whether a held-out table's setup is one its own calibration misses (``validation.MISFIT``)."""
     if profile_id not in held_out_tables():
         return False
-    return fit_error(_calibrated_held_out(profile_id), _held_out_setup(profile_id)) > MISFIT
+    members = _held_out_setup(profile_id)
+    stored = _stored(stored_held_out_calibrations(), members)
+    return stored["misfit"] if stored else fit_error(_calibrated_held_out(profile_id), members) > MISFIT
 
 
 @cache
@@ -431,8 +458,10 @@ def held_out_tables() -> dict[str, HeldOutTable]:
 
 @cache
 def _calibrated_held_out(profile_id: str) -> Calibration:
-    """A held-out table's setup fitted on every held-out table of that setup."""
-    return fit_tables(_held_out_setup(profile_id))
+    """A held-out table's setup fitted on every held-out table of that setup (stored, where it is current)."""
+    members = _held_out_setup(profile_id)
+    stored = _stored(stored_held_out_calibrations(), members)
+    return Calibration.from_json(stored["calibration"]) if stored else fit_tables(members)
 
 
 def _held_out_setup(profile_id: str) -> list[Table]:

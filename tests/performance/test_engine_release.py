@@ -153,3 +153,24 @@ def test_the_json_answer_names_the_release_asked_for() -> None:
                        "--expert-parallel", "4", "--concurrency", "4", "--json")  # fmt: skip
     payload = json.loads(done.stdout)
     assert payload["engine_version"] == "0.5.9" and payload["transfer"] == "shape"
+
+
+def test_the_stored_held_out_calibrations_are_current_and_what_fitting_gives() -> None:
+    """A roofline ranked and calibrated on held-out setups fitted each afresh: 7 s before the first answer for
+    Llama-3.1-8B under SGLang on 8x H100 (ten setups). They are stored with a fingerprint of the tables and engine
+    model they were fitted to; one that is not current is fitted again (slow, never wrong), and this keeps them
+    current: `python -m bench.held_out_accuracy --write-calibrations` after a change to either."""
+    from infercost.performance.calibrate import Calibration
+    from infercost.performance.expected_error import stored_held_out_calibrations
+    from infercost.performance.predict import group_fingerprint, group_key, held_out_tables
+
+    setups = group_tables(t.table for t in held_out_tables().values())
+    stored = stored_held_out_calibrations()
+    stale = [group_key(m[0]) for m in setups.values()
+             if stored.get(group_key(m[0]), {}).get("fingerprint") != group_fingerprint(m)]  # fmt: skip
+    assert not stale, f"{len(stale)} stale, e.g. {stale[:3]}: run python -m bench.held_out_accuracy " \
+                      "--write-calibrations"  # fmt: skip
+    members = setups[next(g for g in setups if g[0] == "qwen3-235b-a22b")]
+    fitted, entry = fit_tables(members), stored[group_key(members[0])]
+    assert Calibration.from_json(entry["calibration"]).coefficients == pytest.approx(fitted.coefficients)
+    assert entry["misfit"] == (fit_error(fitted, members) > MISFIT)
