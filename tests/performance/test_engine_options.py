@@ -255,3 +255,8 @@ def test_a_rate_above_capacity_serves_what_a_full_batch_serves_and_no_range_pass
         assert point["range"]["request_throughput"][1] <= point["rate"] * (1 + 1e-9)
         assert point["range"]["output_throughput"][1] <= point["rate"] * 300 * (1 + 1e-9)
     assert any(f"serves about {full.request_throughput:.3g} requests/s at most" in note for note in payload["notes"])
+    # 15% over what a full batch serves: the 600 simulated arrivals end before the batch fills, so neither a growing
+    # queue nor a shortfall shows in them (it served 70 requests/s at 70 where a full batch serves 61)
+    over = predict_roofline("openai/gpt-oss-20b", "H100", 1, "mxfp4", 1000, 300,
+                            Load([1], rates=[1.15 * full.request_throughput])).points[1]  # fmt: skip
+    assert over.saturated and over.request_throughput == pytest.approx(full.request_throughput, rel=0.05)
