@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from infercost.errors import InputError
-from infercost.performance.architecture import DTYPES, normalize_dtype
+from infercost.performance.architecture import DTYPES, Architecture, normalize_dtype
 from infercost.performance.calibrate import (
     LATENCY_FIGURES,
     PRIOR,
@@ -64,12 +64,12 @@ from infercost.performance.profiles import (
     layout_tag,
     observations,
     published_dtype,
-    roofline_shape,
+    roofline_architecture,
     setup_for,
     validation_tables,
     weights_dtype,
 )
-from infercost.performance.roofline import ModelShape, dtype_bytes
+from infercost.performance.roofline import ModelShape, dtype_bytes, model_shape
 from infercost.performance.validation import MISFIT, Table, fit_error, fit_tables, group_tables, source_rank
 from infercost.pricing import GpuSpec, gpu_spec
 
@@ -516,6 +516,16 @@ def parse_roofline(source: str) -> tuple[str, str, int, str]:
 UPCAST_DTYPES = ("mxfp4", "fp8", "int4", "int8")
 
 
+def _context_notes(architecture: Architecture, tokens: int) -> list[str]:
+    """A note where a request is longer than the model's context: it runs only where the engine is told to stretch
+    RoPE (Qwen3's YaRN takes 32K to 128K), so it is simulated, and said to be beyond what the config gives."""
+    context = architecture.max_position_embeddings
+    if not context or tokens <= context:
+        return []
+    return [f"{tokens:,} tokens a request is over the model's context of {context:,} (max_position_embeddings): "
+            "served only with RoPE scaling the engine is told to use (e.g. YaRN), as simulated here"]
+
+
 def _check_native(spec: GpuSpec, dtype: str) -> list[str]:
     """A note if the GPU runs these weights widened to 16 bits; InputError naming ``dtype`` if it cannot run them."""
     if dtype in spec.native_dtypes or not DTYPES[dtype].quantized:
@@ -570,18 +580,19 @@ def predict_roofline(
     """A setup nobody measured: the nearest calibration moved to these GPUs (and to the engine asked for, of the
     release asked for where one is bundled), with
     the KV cache in ``kv_dtype`` if given (``profiles.kv_dtype_for`` otherwise); concurrencies whose KV caches do not
-    fit are left out. ``model`` is anything ``models show`` resolves (``profiles.roofline_shape``: ``config``, a
+    fit are left out. ``model`` is anything ``models show`` resolves (``profiles.roofline_architecture``: ``config``, a
     config.json or model directory, names a model the bundle lacks)."""
     _check_shape(input_len, output_len)
     kv_dtype = kv_cache_dtype(kv_dtype) if kv_dtype else None
     dtype, engine, release = weights_dtype(dtype), engine_name(engine), engine_release(release)
-    # an unknown GPU is refused first (engine_hardware), then an unknown model (roofline_shape) or dtype (setup_for)
+    # an unknown GPU is refused first (engine_hardware), then an unknown model (roofline_architecture), then dtype
     replica = engine_hardware(gpu, gpus, dtype)
-    shape = roofline_shape(model, config)
+    architecture = roofline_architecture(model, config)
+    shape = model_shape(architecture)
     setup_for(model, replica, dtype, ENGINE_PRESETS["vllm"], shape)
     datasheet = gpu_spec(gpu)
     gpu = datasheet.gpu  # as the catalog names it ("H100" is "H100 SXM"): the tables' hardware is named so
-    upcast_note = _check_native(datasheet, dtype)
+    upcast_note = _check_native(datasheet, dtype) + _context_notes(architecture, input_len + output_len)
     nvidia = datasheet.vendor == "NVIDIA"
     if engine == "tensorrt-llm" and not nvidia:
         raise InputError("engine", f"TensorRT-LLM runs on NVIDIA GPUs only and {datasheet.gpu} is "

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from packaging.version import InvalidVersion, Version
 
 from infercost.errors import InputError
+from infercost.performance.architecture import Architecture
 from infercost.performance.calibrate import Observation, Setup
 from infercost.performance.engine import NIM_ENGINE, EngineConfig, engine_preset
 from infercost.performance.engine import Hardware as EngineHardware
@@ -263,15 +264,16 @@ def model_shape(model: str) -> ModelShape:
     return shape_of(found.architecture())
 
 
-def roofline_shape(model: str, config_path: str | None = None) -> ModelShape:
-    """The shape of a model a roofline setup names, as ``models show`` resolves it: its ``config.json`` where one is
-    given, else a bundled architecture, else the Hugging Face Hub's config (never the model's code), or InputError
-    naming ``model`` with how to give one. A published table's model stays bundled-only (``model_shape``): one the
-    bundle lacks is carried by the simple fitted model, not fetched."""
+def roofline_architecture(model: str, config_path: str | None = None) -> Architecture:
+    """The architecture of a model a roofline setup names, as ``models show`` resolves it: its ``config.json``
+    where one is given, else a bundled architecture, else the Hugging Face Hub's config (never the model's code), or
+    InputError naming ``model`` with how to give one. A published table's model stays bundled-only
+    (``model_shape``): one the bundle lacks is carried by the simple fitted model, not fetched."""
     if not config_path and "/" not in model and not find_bundled(model):  # not a Hub id either
         raise InputError("model", f"unknown architecture {model!r}: not bundled (`python -m infercost models list`); "
                                   "name its Hugging Face id, or give its config.json (throughput --config PATH)")
-    return shape_of(resolve(model, config_path).architecture)
+    return resolve(model, config_path).architecture
+
 
 
 def engine_hardware(gpu: str, gpus: int, dtype: str) -> EngineHardware:
@@ -323,7 +325,7 @@ def kv_dtype_for(dtype: str) -> str | None:
 def setup_for(model: str, hardware: EngineHardware, dtype: str, engine: EngineConfig,
               shape: ModelShape | None = None) -> Setup:  # fmt: skip
     """What the engine model needs to simulate a setup: the model's shape (a bundled architecture's unless given:
-    ``roofline_shape``), the GPUs, the weights' dtype with its KV cache's (``kv_dtype_for``) and the engine's
+    ``roofline_architecture``), the GPUs, the weights' dtype with its KV cache's (``kv_dtype_for``) and the engine's
     scheduling."""
     if dtype not in DTYPE_BYTES:
         raise InputError("dtype", f"unknown dtype {dtype!r}; known: {', '.join(DTYPE_BYTES)}")

@@ -85,6 +85,15 @@ def test_roofline_drops_concurrencies_whose_kv_cache_does_not_fit():
     assert "levels that do not fit are left out" in " ".join(small.notes)
 
 
+def test_a_request_longer_than_the_models_context_is_simulated_and_says_so():
+    """A 400,000-token prompt on gpt-oss-20b (a 131,072-token context) was simulated without a word; engines serve
+    past max_position_embeddings only with RoPE scaling they are told to use, so it is said, not refused."""
+    long = predict_roofline("openai/gpt-oss-20b", "H200", 8, "mxfp4", 400_000, 100, Load([1]))
+    assert any("over the model's context of 131,072" in note for note in long.notes) and long.points
+    short = predict_roofline("openai/gpt-oss-20b", "H200", 8, "mxfp4", 100_000, 100, Load([1]))
+    assert not any("model's context" in note for note in short.notes)
+
+
 def test_levels_none_of_which_fit_are_one_line_naming_the_most_that_do():
     """Asked only for levels the KV cache cannot hold, or for requests longer than it holds at all, the answer was
     an empty table and exit 0: it names the field and the most that fit."""
