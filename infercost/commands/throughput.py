@@ -65,11 +65,10 @@ def _levels(given: list[str] | None, field_name: str, *, whole: bool, upper: flo
 
     if not given:
         return []
-    values = parse_levels(",".join(given), field_name)
+    values = parse_levels(",".join(given), field_name, highest=upper)
     for value in values:
-        if not (0 < value <= upper) or (whole and value != int(value)):
-            kind = "whole numbers" if whole else "numbers"
-            raise InputError(field_name, f"must be {kind} above 0 and at most {upper:,.0f}, got {value!r}")
+        if whole and value != int(value):
+            raise InputError(field_name, f"must be whole numbers, got {value:g}")
     return values
 
 

@@ -106,14 +106,16 @@ class SweepConfig:
         return 0 if self.pattern == "rate" else max(1, int(load))
 
 
-def parse_levels(text: str, field_name: str = "concurrency") -> list[float]:
-    """``"1,5,20,50"`` to numbers; the CLI and the app read load levels the same way."""
+def parse_levels(text: str, field_name: str = "concurrency", highest: float | None = None) -> list[float]:
+    """``"1,5,20,50"`` to numbers; the CLI and the app read load levels the same way (``highest``: a caller's own
+    ceiling under ``LEVEL_BOUNDS``, said in the same message)."""
     try:
         values = [float(part) for part in text.split(",") if part.strip()]
     except ValueError:
         raise InputError(field_name, f"expected comma-separated numbers, got {text!r}") from None
     _check(bool(values), field_name, "give at least one value")
     low, high, unit = LEVEL_BOUNDS[field_name]
+    high = min(high, highest) if highest is not None else high
     for value in values:  # inf would never finish a level, 1e-300 requests/s would wait forever for the first
         _check(low <= value <= high, field_name, f"each level must be from {low:g} to {high:g} {unit} (got {value:g})")
     return values

@@ -164,6 +164,7 @@ def test_two_independent_errors_compound_in_log_space() -> None:
     (["--offline", "0"], "offline"),
     (["--cached-prompt-fraction", "1.5"], "cached_prompt_fraction"),
     (["--data-parallel", "0"], "data_parallel"),  # 0 was taken for "not given" and ran one engine
+    (["--concurrency", "1.5"], "concurrency"),
     (["--expert-parallel", "0"], "expert_parallel"),
 ])  # fmt: skip
 def test_bad_options_get_one_line_naming_the_field(args: list[str], field: str) -> None:
@@ -260,3 +261,12 @@ def test_a_rate_above_capacity_serves_what_a_full_batch_serves_and_no_range_pass
     over = predict_roofline("openai/gpt-oss-20b", "H100", 1, "mxfp4", 1000, 300,
                             Load([1], rates=[1.15 * full.request_throughput])).points[1]  # fmt: skip
     assert over.saturated and over.request_throughput == pytest.approx(full.request_throughput, rel=0.05)
+
+
+def test_a_level_over_the_ceiling_is_told_one_ceiling() -> None:
+    """A million users were told "1 to 100000", then 5,000 users "at most 4,096": the shared level parser's bound
+    and throughput's own. Both now say throughput's."""
+    for level in ("1000000", "5000"):
+        result = _throughput("roofline:meta-llama/Llama-3.1-8B-Instruct@1xH100 SXM:fp8", "--input-tokens", "100",
+                             "--output-tokens", "10", "--concurrency", level)  # fmt: skip
+        assert result.returncode == 2 and "from 1 to 4096" in result.stderr, result.stderr
