@@ -517,7 +517,7 @@ def predict_rate(setup: Setup, calibration: Calibration, rate_per_s: float, inpu
     on one H100 served 300 requests/s at a rate of 300 (all 600 arrivals admitted into one batch of 1,024 and
     finishing together) where its full batch serves 61; and at 70 its 600 arrivals were over before its batch
     filled, so the rate above capacity was not seen as one."""
-    closed = setup
+    given = setup  # as predict_concurrency takes it, before the calibration's engine is applied
     setup = calibration.applied_to(setup)
     trace = simulate_poisson(setup.cost, setup.config, calibration.coefficients, rate_per_s=rate_per_s,
                              input_len=input_len, output_len=output_len)  # fmt: skip
@@ -534,7 +534,7 @@ def predict_rate(setup: Setup, calibration: Calibration, rate_per_s: float, inpu
     finishes_ms = np.sort(trace.finish @ theta)
     half = finishes_ms[len(finishes_ms) // 2:]
     served = (len(half) - 1) / ((half[-1] - half[0]) / 1000.0) if len(half) > 1 and half[-1] > half[0] else rate_per_s
-    capacity = predict_concurrency(closed, calibration, full_batch(setup, input_len, output_len), input_len,
+    capacity = predict_concurrency(given, calibration, full_batch(setup, input_len, output_len), input_len,
                                    output_len).request_throughput  # fmt: skip
     if not (growing or served < 0.95 * rate_per_s or capacity < rate_per_s):
         return _summary(trace, calibration, "rate", rate_per_s, input_len, output_len, rate_per_s)

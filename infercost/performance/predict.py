@@ -592,7 +592,7 @@ def predict_roofline(
     setup_for(model, replica, dtype, ENGINE_PRESETS["vllm"], shape)
     datasheet = gpu_spec(gpu)
     gpu = datasheet.gpu  # as the catalog names it ("H100" is "H100 SXM"): the tables' hardware is named so
-    upcast_note = _check_native(datasheet, dtype) + _context_notes(architecture, input_len + output_len)
+    setup_notes = _check_native(datasheet, dtype) + _context_notes(architecture, input_len + output_len)
     nvidia = datasheet.vendor == "NVIDIA"
     if engine == "tensorrt-llm" and not nvidia:
         raise InputError("engine", f"TensorRT-LLM runs on NVIDIA GPUs only and {datasheet.gpu} is "
@@ -646,7 +646,7 @@ def predict_roofline(
     ranks = layout.data_parallel if engines == 1 else 1  # attention DP simulated as one engine: its ranks' batches
     setup = _cached(replace(setup, expert_parallel=layout.expert_parallel, attention_data_parallel=ranks,
                             kv_dtype=kv_dtype or setup.kv_dtype), load, notes)  # fmt: skip
-    notes.extend(upcast_note)
+    notes.extend(setup_notes)
     if engines > 1:
         notes.append(f"{engines} data-parallel engines of {hardware.gpus} GPUs, each serving its share of the load")
     elif layout.data_parallel > 1:
