@@ -444,6 +444,15 @@ class Architecture:
                         for layer in self.layers if layer.mixer == "attention")  # fmt: skip
         return 2 * self.active_matmul_params + attention * self.attention.flops_per_context_token()
 
+    def over_context(self, tokens: float) -> str | None:
+        """What to say where a request is longer than the model's context: engines serve past it only with RoPE
+        scaling they are told to use (Qwen3's YaRN takes 32K to 128K), so it is priced, and said."""
+        context = self.max_position_embeddings
+        if not context or tokens <= context:
+            return None
+        return (f"{tokens:,.0f} tokens a request is over the model's context of {context:,} "
+                "(max_position_embeddings): served only with RoPE scaling the engine is told to use (e.g. YaRN)")
+
     def summary(self) -> dict[str, Any]:
         """The headline facts, JSON-able."""
         return {"model": self.name, "model_type": self.model_type, "kind": self.kind,

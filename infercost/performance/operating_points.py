@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from infercost.costmodel import ThroughputPoint
 from infercost.costmodel.montecarlo import points_at_error
 from infercost.errors import InputError
+from infercost.performance.models import find_bundled
 from infercost.performance.perfmodel import (
     MeasuredPoint,
     PerformanceModel,
@@ -195,7 +196,12 @@ def shape_warnings_for(
 
 
 def shape_warnings(basis: PointsBasis, prompt_tokens: float, output_tokens: float) -> list[str]:
-    return shape_warnings_for(basis.input_len, basis.output_len, prompt_tokens, output_tokens)
+    """Where the points' token shape is not the workload's, and where the workload's calls are longer than the
+    model's context (a bundled model's: an API model's context is warned of the same way)."""
+    bundled = find_bundled(basis.model) if basis.model else None
+    over = bundled.architecture().over_context(prompt_tokens + output_tokens) if bundled else None
+    shape = shape_warnings_for(basis.input_len, basis.output_len, prompt_tokens, output_tokens)
+    return shape + ([over] if over else [])
 
 
 # Where a table does not report an SLO's statistic, the nearest one it does report stands in, with a note.

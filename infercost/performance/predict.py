@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from infercost.errors import InputError
-from infercost.performance.architecture import DTYPES, Architecture, normalize_dtype
+from infercost.performance.architecture import DTYPES, normalize_dtype
 from infercost.performance.calibrate import (
     LATENCY_FIGURES,
     PRIOR,
@@ -516,16 +516,6 @@ def parse_roofline(source: str) -> tuple[str, str, int, str]:
 UPCAST_DTYPES = ("mxfp4", "fp8", "int4", "int8")
 
 
-def _context_notes(architecture: Architecture, tokens: int) -> list[str]:
-    """A note where a request is longer than the model's context: it runs only where the engine is told to stretch
-    RoPE (Qwen3's YaRN takes 32K to 128K), so it is simulated, and said to be beyond what the config gives."""
-    context = architecture.max_position_embeddings
-    if not context or tokens <= context:
-        return []
-    return [f"{tokens:,} tokens a request is over the model's context of {context:,} (max_position_embeddings): "
-            "served only with RoPE scaling the engine is told to use (e.g. YaRN), as simulated here"]
-
-
 def _check_native(spec: GpuSpec, dtype: str) -> list[str]:
     """A note if the GPU runs these weights widened to 16 bits; InputError naming ``dtype`` if it cannot run them."""
     if dtype in spec.native_dtypes or not DTYPES[dtype].quantized:
@@ -592,7 +582,8 @@ def predict_roofline(
     setup_for(model, replica, dtype, ENGINE_PRESETS["vllm"], shape)
     datasheet = gpu_spec(gpu)
     gpu = datasheet.gpu  # as the catalog names it ("H100" is "H100 SXM"): the tables' hardware is named so
-    setup_notes = _check_native(datasheet, dtype) + _context_notes(architecture, input_len + output_len)
+    over = architecture.over_context(input_len + output_len)
+    setup_notes = _check_native(datasheet, dtype) + ([f"{over}, as simulated here"] if over else [])
     nvidia = datasheet.vendor == "NVIDIA"
     if engine == "tensorrt-llm" and not nvidia:
         raise InputError("engine", f"TensorRT-LLM runs on NVIDIA GPUs only and {datasheet.gpu} is "

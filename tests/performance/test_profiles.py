@@ -92,6 +92,12 @@ def test_a_request_longer_than_the_models_context_is_simulated_and_says_so():
     assert any("over the model's context of 131,072" in note for note in long.notes) and long.points
     short = predict_roofline("openai/gpt-oss-20b", "H200", 8, "mxfp4", 100_000, 100, Load([1]))
     assert not any("model's context" in note for note in short.notes)
+    # the estimate warns of it beside the API models' context windows, not only in the basis
+    roofline = {"roofline": {"model": "gpt-oss-20b", "gpu": "L4", "gpus": 1, "dtype": "mxfp4"}}
+    spec = parse_profile({"calls_per_day": 100, "prompt_tokens": 300_000, "output_tokens": 300, "api_models": [],
+                          "self_host": [{"name": "long", "gpu_price_per_hour": 0.8, "throughput": roofline}]})
+    row = estimate(spec)["self_host"][0]
+    assert any("300,300 tokens a request is over the model's context of 131,072" in w for w in row["warnings"])
 
 
 def test_levels_none_of_which_fit_are_one_line_naming_the_most_that_do():
