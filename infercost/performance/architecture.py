@@ -493,14 +493,14 @@ def from_config(config: Mapping[str, Any], name: str = "") -> Architecture:
     cfg = _Fields(text, _CLASS_DEFAULTS.get(str(text.get("model_type", "")), {}))
     _refuse_unread_layouts(cfg)
     hidden = cfg.int("hidden_size", "d_model", "n_embd")
-    blocks = _hybrid_pattern(cfg)
-    n_layers = cfg.int("num_hidden_layers", "num_layers", "n_layer", default=len(blocks) if blocks else None)
+    pattern = _hybrid_pattern(cfg)
+    n_layers = cfg.int("num_hidden_layers", "num_layers", "n_layer", default=len(pattern) if pattern else None)
     attention = _attention(cfg, hidden)
     experts = _experts(cfg)
     mamba = _mamba(cfg, hidden)
     linear = _linear_attention(cfg)
     max_context = cfg.int("max_position_embeddings", "max_sequence_length", "seq_length", default=0)
-    layers = _layers(cfg, n_layers, experts is not None, max_context)
+    layers = _layers(cfg, n_layers, experts is not None, max_context, pattern)
     if mamba is None and any(layer.mixer == "mamba" for layer in layers):
         raise InputError("config.mamba_num_heads", "a hybrid pattern names Mamba layers but the config has no "
                                                    "mamba_num_heads / mamba_head_dim / ssm_state_size")
@@ -632,18 +632,18 @@ def _linear_attention(cfg: _Fields) -> LinearAttention | None:
 _PATTERN = {"M": ("mamba", "none"), "*": ("attention", "none"), "-": ("none", "dense"), "E": ("none", "moe")}
 
 
-def _layers(cfg: _Fields, n_layers: int, has_experts: bool, max_context: int) -> tuple[Layer, ...]:
-    """Each layer's mixer, feed-forward and window, by the first rule the config carries. A window as long as the
-    model's context (phi-4's 16,384) is no window."""
-    pattern = _hybrid_pattern(cfg)
+def _layers(cfg: _Fields, n_layers: int, has_experts: bool, max_context: int,
+            pattern: str | None) -> tuple[Layer, ...]:  # fmt: skip
+    """Each layer's mixer, feed-forward and window, by the first rule the config carries (``pattern``: Nemotron-H's,
+    ``_hybrid_pattern``). A window as long as the model's context (phi-4's 16,384) is no window."""
     if pattern:  # Nemotron-H: one character per layer
         if len(pattern) != n_layers or set(pattern) - set(_PATTERN):
             raise InputError("config.hybrid_override_pattern", f"needs {n_layers} characters of M, *, - or E")
         return tuple(Layer(*_PATTERN[c]) for c in pattern)
     moe = _moe_layer_set(cfg, n_layers) if has_experts else set()
-    windows = [(None, "full") if w is not None and max_context and w >= max_context else (w, kind)
-               for w, kind in _windows(cfg, n_layers)]  # fmt: skip
     types = _layer_types(cfg, n_layers)
+    windows = [(None, "full") if w is not None and max_context and w >= max_context else (w, kind)
+               for w, kind in _windows(cfg, n_layers, types)]  # fmt: skip
     # Granite-4.0-H's config.json names its Mamba2 layers "mamba"; transformers reads them back as
     # "linear_attention", as Qwen3.5's Gated DeltaNet layers are named: which one it is, the config's fields say
     mamba = cfg.get("linear_num_value_heads") is None and cfg.get("mamba_num_heads", "mamba_n_heads") is not None
@@ -728,12 +728,12 @@ def _moe_layer_set(cfg: _Fields, n_layers: int) -> set[int]:
             if i >= first_dense and i % freq == 0 and (i + 1) % sparse_step == 0 and i not in mlp_only}  # fmt: skip
 
 
-def _windows(cfg: _Fields, n_layers: int) -> list[tuple[int | None, str]]:
-    """Per layer ``(window, kind)``: ``layer_types`` where the config lists them, else the model's own rule."""
+def _windows(cfg: _Fields, n_layers: int, types: list[str] | None) -> list[tuple[int | None, str]]:
+    """Per layer ``(window, kind)``: its layer type where the config lists them (``_layer_types``), else the
+    model's own rule."""
     sliding = cfg.get("sliding_window")
     chunk = cfg.get("attention_chunk_size")
     full: tuple[int | None, str] = (None, "full")
-    types = _layer_types(cfg, n_layers)
     if isinstance(types, list):
         if len(types) != n_layers:
             raise InputError("config.layer_types", f"lists {len(types)} layers, the model has {n_layers}")

@@ -302,7 +302,12 @@ def _calibrated_bundled(profile_id: str) -> Calibration:
     measures. Taken from ``data/calibrations.json`` when its fingerprint matches, else fitted (seconds)."""
     table = next(t for t in validation_tables() if t.id == profile_id)
     members = group_tables(validation_tables())[table.group]
-    stored = _stored(stored_calibrations(), members)
+    return _stored_or_fitted(stored_calibrations(), members)
+
+
+def _stored_or_fitted(calibrations: dict[str, Any], members: Sequence[Table]) -> Calibration:
+    """A setup's calibration as stored, where it is current (``_stored``), else fitted (seconds)."""
+    stored = _stored(calibrations, members)
     return Calibration.from_json(stored["calibration"]) if stored else fit_tables(members)
 
 
@@ -459,9 +464,7 @@ def held_out_tables() -> dict[str, HeldOutTable]:
 @cache
 def _calibrated_held_out(profile_id: str) -> Calibration:
     """A held-out table's setup fitted on every held-out table of that setup (stored, where it is current)."""
-    members = _held_out_setup(profile_id)
-    stored = _stored(stored_held_out_calibrations(), members)
-    return Calibration.from_json(stored["calibration"]) if stored else fit_tables(members)
+    return _stored_or_fitted(stored_held_out_calibrations(), _held_out_setup(profile_id))
 
 
 def _held_out_setup(profile_id: str) -> list[Table]:
