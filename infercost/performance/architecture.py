@@ -33,7 +33,7 @@ Formulas (``h`` hidden size, ``L`` layers, ``V`` vocabulary, ``b(d)`` bytes per 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -698,6 +698,21 @@ def _hybrid_pattern(cfg: _Fields) -> str | None:
     return "".join(_BLOCK_CHARACTERS[b] for b in blocks)
 
 
+# The layer types this reader sizes: attention over the whole context (DeepSeek-V3.2's "indexed" layers are MLA with
+# the indexer its fields give), within a window or chunk, Gated DeltaNet, Mamba2. Any other (DeepSeek-V4's
+# compressed attention, LFM's convolutions) is refused: read as full attention, each was priced wrong.
+_LAYER_TYPES = ("full_attention", "attention", "indexed_attention", "sliding_attention", "chunked_attention",
+                "linear_attention", "mamba")  # fmt: skip
+_MLP_LAYER_TYPES = {"dense": False, "sparse": True, "moe": True}  # mlp_layer_types: is the layer's MLP routed?
+
+
+def _refuse_unknown(field_name: str, listed: list[Any], known: Iterable[str]) -> None:
+    unknown = sorted({str(t) for t in listed} - set(known))
+    if unknown:
+        raise InputError(f"config.{field_name}", f"names {', '.join(unknown)} layers, which this reader does not "
+                                                 "size: not simulated rather than simulated wrong")  # fmt: skip
+
+
 def _layer_types(cfg: _Fields, n_layers: int) -> list[str] | None:
     """``layer_types`` where the config lists them; Qwen3-Next's config.json gives only ``full_attention_interval``
     (every 4th layer full attention, the rest Gated DeltaNet), from which transformers lists them."""
@@ -705,12 +720,19 @@ def _layer_types(cfg: _Fields, n_layers: int) -> list[str] | None:
     interval = cfg.get("full_attention_interval")
     if types is None and interval and cfg.get("linear_num_value_heads") is not None:
         return ["full_attention" if (i + 1) % int(interval) == 0 else "linear_attention" for i in range(n_layers)]
+    if isinstance(types, list):
+        _refuse_unknown("layer_types", types, _LAYER_TYPES)
     return types
 
 
 def _moe_layer_set(cfg: _Fields, n_layers: int) -> set[int]:
-    """Which layers are MoE: an explicit list, Llama-4's interleave step, DeepSeek's dense first layers and
-    frequency, Qwen-MoE's sparse step and MLP-only layers; every layer otherwise (Mixtral, gpt-oss)."""
+    """Which layers are MoE: a per-layer list (``mlp_layer_types``, as transformers 5 lists them), an explicit
+    list, Llama-4's interleave step, DeepSeek's dense first layers and frequency, Qwen-MoE's sparse step and
+    MLP-only layers; every layer otherwise (Mixtral, gpt-oss)."""
+    per_layer = cfg.get("mlp_layer_types")
+    if isinstance(per_layer, list):
+        _refuse_unknown("mlp_layer_types", per_layer, _MLP_LAYER_TYPES)
+        return {i for i, kind in enumerate(per_layer) if _MLP_LAYER_TYPES[kind]}
     explicit = cfg.get("moe_layers")
     if isinstance(explicit, list):
         return {int(i) for i in explicit}

@@ -288,6 +288,39 @@ def test_a_layout_the_reader_does_not_size_is_refused_not_read_as_attention(conf
     assert "not simulated" in str(raised.value) or "without attention layers" in str(raised.value)
 
 
+def test_per_layer_mlp_types_say_which_layers_are_moe_as_transformers_builds_them():
+    """transformers 5 lists a layer's MLP as dense or sparse (mlp_layer_types) in the configs it writes and in new
+    models' own: read as every layer MoE, GLM-4.7-Flash's kind (glm4_moe_lite) came out 1.8% over what transformers
+    builds, MiMo-V2-Flash 2.2%, Laguna 2.3%. DeepSeek-V3.2 saved by transformers 5 ("indexed_attention" layers,
+    MLP types listed) reads as its published config does."""
+    torch = pytest.importorskip("torch")
+    from transformers import CONFIG_MAPPING, AutoConfig, AutoModelForCausalLM
+
+    config = CONFIG_MAPPING["glm4_moe_lite"]().to_dict()
+    with torch.device("meta"):
+        model = AutoModelForCausalLM.from_config(AutoConfig.for_model(**copy.deepcopy(config)))
+    built = sum(p.numel() for p in model.parameters())
+    assert from_config(config).total_params == pytest.approx(built, rel=1e-6)
+    saved = AutoConfig.for_model(**copy.deepcopy(bundled_config("deepseek-v3.2"))).to_dict()
+    assert "indexed_attention" in saved["layer_types"] and "mlp_layer_types" in saved
+    assert from_config(saved).total_params == arch("deepseek-v3.2").total_params
+    assert from_config(saved).moe_layers == arch("deepseek-v3.2").moe_layers
+
+
+@pytest.mark.parametrize(("change", "field"), [
+    ({"layer_types": ["compressed_sparse_attention"] * 3 + ["heavily_compressed_attention"]}, "config.layer_types"),
+    ({"layer_types": ["conv", "full_attention"] * 2}, "config.layer_types"),
+    ({"mlp_layer_types": ["hash_moe"] * 2 + ["moe"] * 2}, "config.mlp_layer_types"),
+])  # fmt: skip
+def test_layer_types_the_reader_does_not_size_are_refused(change, field):
+    """DeepSeek-V4's compressed attention layers were read as full attention (an MQA cache of its 512-wide heads)
+    and its hash-routed MoE layers as ordinary ones; LFM's convolution layers as attention."""
+    config = {**bundled_config("qwen3-30b-a3b"), "num_hidden_layers": 4, **change}
+    with pytest.raises(InputError) as raised:
+        from_config(config)
+    assert raised.value.field == field and "not simulated" in str(raised.value)
+
+
 # --- rules read from the config ---------------------------------------------------------------------------------
 
 
