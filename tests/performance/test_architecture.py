@@ -290,8 +290,8 @@ def test_a_layout_the_reader_does_not_size_is_refused_not_read_as_attention(conf
 
 def test_per_layer_mlp_types_say_which_layers_are_moe_as_transformers_builds_them():
     """transformers 5 lists a layer's MLP as dense or sparse (mlp_layer_types) in the configs it writes and in new
-    models' own: read as every layer MoE, GLM-4.7-Flash's kind (glm4_moe_lite) came out 1.8% over what transformers
-    builds, MiMo-V2-Flash 2.2%, Laguna 2.3%. DeepSeek-V3.2 saved by transformers 5 ("indexed_attention" layers,
+    models' own: read as every layer MoE, transformers' default glm4_moe_lite config came out 1.8% over what it
+    builds, mimo_v2_flash's 2.2%, laguna's 2.3%. DeepSeek-V3.2 saved by transformers 5 ("indexed_attention" layers,
     MLP types listed) reads as its published config does."""
     torch = pytest.importorskip("torch")
     from transformers import CONFIG_MAPPING, AutoConfig, AutoModelForCausalLM
