@@ -94,12 +94,13 @@ _CLASS_DEFAULTS: dict[str, dict[str, Any]] = {
     "deepseek_v32": {"router_bias": True},
     "kimi_k2": {"router_bias": True},
     "nemotron_h": {"norms_per_layer": 1, "router_bias": True},
+    "ernie4_5_moe": {"router_bias": True},  # moe_statics.e_score_correction_bias
 }
 
 # The parts a quantized checkpoint stores in its dtype (the rest stay 16-bit).
 _MATMUL_PARTS = ("attention", "mlp", "experts", "shared_experts", "mamba", "linear_attention")
-_EXPERT_FIELDS = ("n_routed_experts", "num_local_experts", "num_experts")
-_TOPK_FIELDS = ("num_experts_per_tok", "experts_per_token", "moe_topk")
+_EXPERT_FIELDS = ("n_routed_experts", "num_local_experts", "num_experts", "moe_num_experts")  # the last: ERNIE-4.5's
+_TOPK_FIELDS = ("num_experts_per_tok", "experts_per_token", "moe_topk", "moe_k")
 
 
 @dataclass(frozen=True)
@@ -555,7 +556,9 @@ class _Fields:
         if value is None:
             raise InputError(f"config.{names[0]}", "missing; a decoder config needs it")
         if isinstance(value, bool) or not isinstance(value, int | float) or value < 0 or value != int(value):
-            raise InputError(f"config.{names[0]}", f"must be a whole number ≥ 0, got {value!r}")
+            given = next((n for n in names if self.values.get(n) is not None or self.defaults.get(n) is not None),
+                         names[0])  # the name the config used  # fmt: skip
+            raise InputError(f"config.{given}", f"must be a whole number ≥ 0, got {value!r}")
         return int(value)
 
 
@@ -586,12 +589,12 @@ def _attention(cfg: _Fields, hidden: int) -> Attention:
 
 
 def _experts(cfg: _Fields) -> Experts | None:
-    n = cfg.get(*_EXPERT_FIELDS)
-    if not n:
+    if not cfg.get(*_EXPERT_FIELDS):
         return None
+    n = cfg.int(*_EXPERT_FIELDS)  # a list (ERNIE-4.5-VL's text and vision experts) is one line naming the field
     top_k = cfg.int(*_TOPK_FIELDS)
     size = cfg.int("moe_intermediate_size", "intermediate_size")
-    shared = cfg.int("n_shared_experts", "num_shared_experts", default=0)
+    shared = cfg.int("n_shared_experts", "num_shared_experts", "moe_num_shared_experts", default=0)
     shared_size = cfg.int("shared_expert_intermediate_size", "moe_shared_expert_intermediate_size",
                           "shared_intermediate_size", default=0)  # the last: Granite's
     shared_total = shared_size * max(shared, 1) if shared_size else shared * size
@@ -742,6 +745,10 @@ def _moe_layer_set(cfg: _Fields, n_layers: int) -> set[int]:
     step = cfg.get("interleave_moe_layer_step")
     if step:
         return set(range(int(step) - 1, n_layers, int(step)))
+    if cfg.get("moe_layer_start_index") is not None:  # ERNIE-4.5: every interval-th layer from start to end
+        start, end = cfg.int("moe_layer_start_index"), cfg.int("moe_layer_end_index", default=n_layers - 1)
+        interval = cfg.int("moe_layer_interval", default=1) or 1
+        return {i for i in range(start, min(end, n_layers - 1) + 1) if (i + 1) % interval == 0}
     first_dense = int(cfg.get("first_k_dense_replace", default=0) or 0)
     freq = int(freq or 1)
     sparse_step = int(cfg.get("decoder_sparse_step", default=1) or 1)

@@ -307,6 +307,29 @@ def test_per_layer_mlp_types_say_which_layers_are_moe_as_transformers_builds_the
     assert from_config(saved).moe_layers == arch("deepseek-v3.2").moe_layers
 
 
+@pytest.mark.parametrize("layout", [{}, {"moe_layer_interval": 2},
+                                    {"moe_layer_start_index": 3, "moe_layer_end_index": 20}])  # fmt: skip
+def test_ernie_4_5_experts_and_moe_layers_are_read_as_transformers_builds_them(layout):
+    """ERNIE-4.5's MoE configs name their experts moe_num_experts / moe_k and place MoE layers by a start, an end and
+    an interval: read as a dense model, transformers' default (ERNIE-4.5-21B-A3B's shape) came out 3.3B parameters
+    for 21.8B."""
+    torch = pytest.importorskip("torch")
+    from transformers import CONFIG_MAPPING, AutoConfig, AutoModelForCausalLM
+
+    config = CONFIG_MAPPING["ernie4_5_moe"](**layout).to_dict()
+    with torch.device("meta"):
+        model = AutoModelForCausalLM.from_config(AutoConfig.for_model(**copy.deepcopy(config)))
+    a = from_config(config)
+    assert a.kind == "moe" and a.total_params == sum(p.numel() for p in model.parameters())
+    assert a.moe_layers == tuple(i for i, layer in enumerate(model.model.layers) if hasattr(layer.mlp, "experts"))
+
+
+def test_a_list_where_a_count_belongs_names_the_field_the_config_used():
+    with pytest.raises(InputError) as raised:
+        from_config({**bundled_config("qwen3-30b-a3b"), "num_experts": [64, 64]})  # ERNIE-4.5-VL's text + vision
+    assert raised.value.field == "config.num_experts"
+
+
 @pytest.mark.parametrize(("change", "field"), [
     ({"layer_types": ["compressed_sparse_attention"] * 3 + ["heavily_compressed_attention"]}, "config.layer_types"),
     ({"layer_types": ["conv", "full_attention"] * 2}, "config.layer_types"),
