@@ -92,6 +92,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def render(payload: dict[str, Any]) -> str:
+    from infercost.performance.predict import layout_name
+
     columns = ("concurrency", "rate", "requests", "request_throughput", "output_throughput", "user_tokens_per_s",
                "mean_ttft_ms", "p95_ttft_ms", "mean_tpot_ms", "p95_tpot_ms", "mean_e2el_ms")  # fmt: skip
     # what one user sees beside what the replica serves: a "tokens/s" claim means nothing without both
@@ -104,6 +106,5 @@ def render(payload: dict[str, Any]) -> str:
     head = (f"{payload['basis']}: {payload['source']} — {payload['model']} on {payload['gpus_per_replica']}x "
             f"{payload['hardware']} ({payload['dtype']}, KV {payload['kv_dtype'] or 'not simulated'}, "
             f"{payload['engine']}, "
-            + " ".join(f"{k.split('_')[0][0].upper()}P{v}" for k, v in payload["parallel"].items())
-            + f"), {payload['input_len']:,} in / {payload['output_len']:,} out")
+            f"{layout_name(payload['parallel'])}), {payload['input_len']:,} in / {payload['output_len']:,} out")
     return "\n".join([head, error_line, *payload["notes"], "", table(points, present)])

@@ -501,7 +501,10 @@ def from_config(config: Mapping[str, Any], name: str = "") -> Architecture:
     mamba = _mamba(cfg, hidden)
     linear = _linear_attention(cfg)
     max_context = cfg.int("max_position_embeddings", "max_sequence_length", "seq_length", default=0)
-    layers = _layers(cfg, n_layers, experts is not None, max_context, pattern)
+    # Granite-4.0-H's config.json names its Mamba2 layers "mamba"; transformers reads them back as
+    # "linear_attention", as Qwen3.5's Gated DeltaNet layers are named: which one it is, the config's fields say
+    recurrent = "mamba" if linear is None and mamba is not None else "linear_attention"
+    layers = _layers(cfg, n_layers, experts is not None, max_context, pattern, recurrent)
     if mamba is None and any(layer.mixer == "mamba" for layer in layers):
         raise InputError("config.mamba_num_heads", "a hybrid pattern names Mamba layers but the config has no "
                                                    "mamba_num_heads / mamba_head_dim / ssm_state_size")
@@ -635,10 +638,11 @@ def _linear_attention(cfg: _Fields) -> LinearAttention | None:
 _PATTERN = {"M": ("mamba", "none"), "*": ("attention", "none"), "-": ("none", "dense"), "E": ("none", "moe")}
 
 
-def _layers(cfg: _Fields, n_layers: int, has_experts: bool, max_context: int,
-            pattern: str | None) -> tuple[Layer, ...]:  # fmt: skip
+def _layers(cfg: _Fields, n_layers: int, has_experts: bool, max_context: int, pattern: str | None,
+            recurrent: str) -> tuple[Layer, ...]:  # fmt: skip
     """Each layer's mixer, feed-forward and window, by the first rule the config carries (``pattern``: Nemotron-H's,
-    ``_hybrid_pattern``). A window as long as the model's context (phi-4's 16,384) is no window."""
+    ``_hybrid_pattern``; ``recurrent``: the mixer a layer type of "mamba" or "linear_attention" is). A window as
+    long as the model's context (phi-4's 16,384) is no window."""
     if pattern:  # Nemotron-H: one character per layer
         if len(pattern) != n_layers or set(pattern) - set(_PATTERN):
             raise InputError("config.hybrid_override_pattern", f"needs {n_layers} characters of M, *, - or E")
@@ -647,10 +651,6 @@ def _layers(cfg: _Fields, n_layers: int, has_experts: bool, max_context: int,
     types = _layer_types(cfg, n_layers)
     windows = [(None, "full") if w is not None and max_context and w >= max_context else (w, kind)
                for w, kind in _windows(cfg, n_layers, types)]  # fmt: skip
-    # Granite-4.0-H's config.json names its Mamba2 layers "mamba"; transformers reads them back as
-    # "linear_attention", as Qwen3.5's Gated DeltaNet layers are named: which one it is, the config's fields say
-    mamba = cfg.get("linear_num_value_heads") is None and cfg.get("mamba_num_heads", "mamba_n_heads") is not None
-    recurrent = "mamba" if mamba else "linear_attention"
     mixers = [recurrent if isinstance(types, list) and types[i] in ("linear_attention", "mamba") else "attention"
               for i in range(n_layers)]  # fmt: skip
     return tuple(Layer(mixers[i], "moe" if i in moe else "dense", *windows[i]) for i in range(n_layers))
@@ -681,6 +681,14 @@ def _refuse_unread_layouts(cfg: _Fields) -> None:
                                                "simulated rather than simulated wrong")  # fmt: skip
 
 
+def _refuse_unknown(field_name: str, listed: list[Any], known: Iterable[str]) -> None:
+    """InputError naming the field where a per-layer list names a kind of layer this reader does not size."""
+    unknown = sorted({str(t) for t in listed} - set(known))
+    if unknown:
+        raise InputError(f"config.{field_name}", f"names {', '.join(unknown)} layers, which this reader does not "
+                                                 "size: not simulated rather than simulated wrong")  # fmt: skip
+
+
 # transformers 5 saves Nemotron-H's pattern as a list of block names (save_pretrained, to_dict)
 _BLOCK_CHARACTERS = {"linear_attention": "M", "mamba": "M", "full_attention": "*", "attention": "*", "mlp": "-",
                      "moe": "E"}  # fmt: skip
@@ -694,10 +702,7 @@ def _hybrid_pattern(cfg: _Fields) -> str | None:
     blocks = cfg.get("layers_block_type")
     if pattern or not isinstance(blocks, list):
         return pattern
-    unknown = sorted({str(b) for b in blocks} - set(_BLOCK_CHARACTERS))
-    if unknown:
-        raise InputError("config.layers_block_type", f"names {', '.join(unknown)} blocks, which this reader does "
-                                                     "not size: not simulated rather than simulated wrong")  # fmt: skip
+    _refuse_unknown("layers_block_type", blocks, _BLOCK_CHARACTERS)
     return "".join(_BLOCK_CHARACTERS[b] for b in blocks)
 
 
@@ -707,13 +712,6 @@ def _hybrid_pattern(cfg: _Fields) -> str | None:
 _LAYER_TYPES = ("full_attention", "attention", "indexed_attention", "sliding_attention", "chunked_attention",
                 "linear_attention", "mamba")  # fmt: skip
 _MLP_LAYER_TYPES = {"dense": False, "sparse": True, "moe": True}  # mlp_layer_types: is the layer's MLP routed?
-
-
-def _refuse_unknown(field_name: str, listed: list[Any], known: Iterable[str]) -> None:
-    unknown = sorted({str(t) for t in listed} - set(known))
-    if unknown:
-        raise InputError(f"config.{field_name}", f"names {', '.join(unknown)} layers, which this reader does not "
-                                                 "size: not simulated rather than simulated wrong")  # fmt: skip
 
 
 def _layer_types(cfg: _Fields, n_layers: int) -> list[str] | None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
@@ -76,6 +76,12 @@ from infercost.pricing import GpuSpec, gpu_spec
 DEFAULT_CONCURRENCIES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 ENGINE_MODEL_VERSION = 13  # bump when the simulation or the fit changes, so stored calibrations are refitted
 ROOFLINE_SOURCE = re.compile(r"^roofline:(?P<model>[^@]+)@(?P<gpus>\d+)x(?P<gpu>[^:]+)(?::(?P<dtype>[\w.]+))?$")
+
+
+def layout_name(parallel: Mapping[str, int]) -> str:
+    """A layout as ``throughput`` prints it and the app lists it ("TP4 EP1 DP2"), from its ``tensor_parallel``,
+    ``expert_parallel`` and ``data_parallel``."""
+    return f"TP{parallel['tensor_parallel']} EP{parallel['expert_parallel']} DP{parallel['data_parallel']}"
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from infercost.costmodel.owned import OwnedHardware, owned_cost_per_gpu_hour
 from infercost.errors import InputError
 from infercost.estimate import STALE_PRICE_DAYS
 from infercost.performance.models import bundled_architecture, bundled_models
-from infercost.performance.predict import Layout, engine_name
+from infercost.performance.predict import Layout, engine_name, layout_name
 from infercost.performance.profiles import ThroughputProfile, model_shape, releases_by_model
 from infercost.pricing import GpuPrice, age_days, bundled_gpu_prices, cheapest_offer
 
@@ -71,11 +71,11 @@ def layouts_for(model: str, gpus: int) -> dict[str, dict[str, int]]:
         tensor = gpus // data
         for experts in sorted({1, tensor, gpus} if shape.num_experts else {1}):
             try:
-                layout = Layout(tensor, experts, data).resolved(gpus, shape)
+                Layout(tensor, experts, data).resolved(gpus, shape)
             except InputError:
                 continue
-            found[f"TP{layout.tensor_parallel} EP{layout.expert_parallel} DP{layout.data_parallel}"] = {
-                "tensor_parallel": tensor, "expert_parallel": experts, "data_parallel": data}
+            parallel = {"tensor_parallel": tensor, "expert_parallel": experts, "data_parallel": data}
+            found[layout_name(parallel)] = parallel
     return found
 
 
@@ -103,7 +103,7 @@ def layout_label(roofline: Mapping[str, Any]) -> str:
     """", TP1 EP8 DP8" for a roofline setup that names its layout, "" for the default one."""
     if "tensor_parallel" not in roofline:
         return ""
-    return f", TP{roofline['tensor_parallel']} EP{roofline['expert_parallel']} DP{roofline['data_parallel']}"
+    return f", {layout_name(roofline)}"
 
 
 def rented_price(gpu: str) -> tuple[float, str]:
