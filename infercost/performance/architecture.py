@@ -19,6 +19,10 @@ Formulas (``h`` hidden size, ``L`` layers, ``V`` vocabulary, ``b(d)`` bytes per 
 - Mamba2 mixer: ``in_proj h (2 d_in + 2 g N + H) + conv (d_in + 2 g N) K + out_proj d_in h`` (+ ``A``, ``D``, ``dt``,
   its norm), with ``d_in = H * d_mamba``. Gated DeltaNet (Qwen3.5): ``h (C + n_v d_v + 2 n_v) + C K + n_v d_v h`` (+
   ``dt_bias``, ``A_log``, its norm), ``C = 2 n_k d_k + n_v d_v``; a state of ``C (K - 1) + n_v d_k d_v`` per sequence.
+- Gemma 4: a full-attention layer may have heads of its own size and count (``global_head_dim``,
+  ``num_global_key_value_heads``; no ``v_proj`` where keys are values, both still cached); the last
+  ``num_kv_shared_layers`` layers reuse an earlier layer's cache (no k/v weights, no cache); per-layer input
+  embeddings add a table ``V_ple x L d_ple`` (looked up, like the embedding) and ``3 h d_ple`` of matmuls a layer.
 - Total = embeddings ``V h`` + output head ``V h`` (none when tied) + every layer + norms. MTP layers
   (``num_nextn_predict_layers``) are counted apart: the served model does not run them unless it speculates.
 - KV cache per token and layer: ``2 n_kv d_head b(kv)`` (GQA), ``(r_kv + d_rope) b(kv)`` (MLA, plus DeepSeek-V3.2's
@@ -34,7 +38,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from infercost.errors import InputError
@@ -95,12 +99,39 @@ _CLASS_DEFAULTS: dict[str, dict[str, Any]] = {
     "kimi_k2": {"router_bias": True},
     "nemotron_h": {"norms_per_layer": 1, "router_bias": True},
     "ernie4_5_moe": {"router_bias": True},  # moe_statics.e_score_correction_bias
+    "afmoe": {"qk_norm": True, "attn_output_gate": True, "norms_per_layer": 4, "router_bias": True},  # expert_bias
+    # Older decoders whose MLP is two matrices (up, activation, down) with biases, LayerNorms with a bias, and
+    # (GPT-2, GPT-Neo, OPT, BigCode) a learned position table; their configs name none of it
+    "starcoder2": {"gated_mlp": False, "norm_bias": True},  # use_bias: attention and MLP
+    "phi": {"gated_mlp": False, "mlp_bias": True, "attention_bias": True, "norm_bias": True, "norms_per_layer": 1,
+            "lm_head_bias": True},  # one LayerNorm before its parallel attention and MLP
+    "gpt_neox": {"gated_mlp": False, "mlp_bias": True, "attention_bias": True, "norm_bias": True},
+    "opt": {"gated_mlp": False, "mlp_bias": True, "attention_bias": True, "norm_bias": True,
+            "learned_positions": True, "position_offset": 2},
+    "falcon": {"gated_mlp": False, "norm_bias": True, "mlp_ratio": 4},  # its own norms and KV heads: _falcon
+    "apertus": {"gated_mlp": False, "qk_norm": True, "mlp_activation_params": 2},  # xIELU's alpha_p and alpha_n
+    "gpt2": {"gated_mlp": False, "mlp_bias": True, "attention_bias": True, "norm_bias": True,
+             "learned_positions": True, "mlp_ratio": 4},
+    "gpt_bigcode": {"gated_mlp": False, "mlp_bias": True, "attention_bias": True, "norm_bias": True,
+                    "learned_positions": True, "mlp_ratio": 4},
+    "gpt_neo": {"gated_mlp": False, "mlp_bias": True, "o_bias": True, "norm_bias": True, "learned_positions": True,
+                "mlp_ratio": 4},
+    "gptj": {"gated_mlp": False, "mlp_bias": True, "norm_bias": True, "norms_per_layer": 1, "lm_head_bias": True,
+             "mlp_ratio": 4},
+    "codegen": {"gated_mlp": False, "mlp_bias": True, "norm_bias": True, "norms_per_layer": 1,
+                "lm_head_bias": True, "mlp_ratio": 4},
+    # Gemma4TextConfig's: a full layer's heads are global_head_dim wide; the router carries a scale over its input and
+    # one per expert (taken as its bias: one value per expert), and the expert block three norms of its own
+    "gemma4_text": {"qk_norm": True, "norms_per_layer": 4, "tie_word_embeddings": True, "vocab_size": 262144,
+                    "global_head_dim": 512, "sliding_window": 512, "sliding_window_pattern": 6,
+                    "hidden_size_per_layer_input": 256, "router_bias": True, "router_scale": True,
+                    "expert_block_norms": 3, "max_position_embeddings": 131072},
 }
 
 # The parts a quantized checkpoint stores in its dtype (the rest stay 16-bit).
-_MATMUL_PARTS = ("attention", "mlp", "experts", "shared_experts", "mamba", "linear_attention")
+_MATMUL_PARTS = ("attention", "mlp", "per_layer_input", "experts", "shared_experts", "mamba", "linear_attention")
 _EXPERT_FIELDS = ("n_routed_experts", "num_local_experts", "num_experts", "moe_num_experts")  # the last: ERNIE-4.5's
-_TOPK_FIELDS = ("num_experts_per_tok", "experts_per_token", "moe_topk", "moe_k")
+_TOPK_FIELDS = ("num_experts_per_tok", "experts_per_token", "moe_topk", "moe_k", "top_k_experts")
 
 
 @dataclass(frozen=True)
@@ -111,6 +142,9 @@ class Layer:
     ffn: str  # "dense" | "moe" | "none"
     window: int | None = None  # tokens a windowed attention layer keeps (sliding or chunked); None: all
     window_kind: str = "full"  # "full" | "sliding" | "chunked"
+    attention: Attention | None = None  # this layer's own attention where it differs from the model's (Gemma 4)
+    shares_kv: bool = False  # reuses an earlier layer's keys and values: no k/v weights, no cache of its own
+    mlp_intermediate: int = 0  # this layer's dense MLP width where it differs from the model's (0: the model's)
 
 
 @dataclass(frozen=True)
@@ -134,9 +168,11 @@ class Attention:
     qk_norm_whole: bool = False  # MiniMax-M2's qk_norm_type "per_layer": one norm over all heads, not one per head
     output_gate: bool = False  # Qwen3.5's attn_output_gate: q_proj also yields a sigmoid gate per head
     sinks: bool = False
+    k_eq_v: bool = False  # Gemma 4's full layers: the key projection is also the value (no v_proj; both cached)
 
-    def params(self, hidden: int) -> int:
-        """Parameters of one layer's attention."""
+    def params(self, hidden: int, shares_kv: bool = False) -> int:
+        """Parameters of one layer's attention (``shares_kv``: a layer reusing another's keys and values keeps its
+        query, output and query norm only)."""
         n, d = self.num_heads, self.head_dim
         if self.kind == "mla":
             rope, nope, r_kv = self.qk_rope_head_dim or 0, self.qk_nope_head_dim or 0, self.kv_lora_rank or 0
@@ -149,10 +185,13 @@ class Attention:
                 indexer = (self.q_lora_rank or hidden) * hi * di + hidden * di + 2 * di + hidden * hi
             return q + kv + n * self.v_head_dim * hidden + indexer
         q_out, kv_out = n * d, self.num_kv_heads * d
-        total = hidden * (q_out + 2 * kv_out) + q_out * hidden + (hidden * q_out if self.output_gate else 0)
-        total += (q_out + 2 * kv_out) if self.qkv_bias else 0
+        kv_matrices = 0 if shares_kv else 1 if self.k_eq_v else 2
+        total = hidden * (q_out + kv_matrices * kv_out) + q_out * hidden + (hidden * q_out if self.output_gate else 0)
+        total += (q_out + kv_matrices * kv_out) if self.qkv_bias else 0
         total += hidden if self.o_bias else 0
-        total += (q_out + kv_out if self.qk_norm_whole else 2 * d) if self.qk_norm else 0
+        if self.qk_norm:
+            keys = 0 if shares_kv else 1
+            total += q_out + keys * kv_out if self.qk_norm_whole else (1 + keys) * d
         return total + (n if self.sinks else 0)
 
     def kv_values_per_token(self) -> int:
@@ -195,6 +234,8 @@ class Experts:
     expert_bias: bool = False
     router_bias: bool = False
     shared_gate: bool = False  # Qwen3.5's shared_expert_gate: one sigmoid weight per token for the shared expert
+    router_scale: bool = False  # Gemma 4: a learned scale over the router's input, one per hidden unit
+    norms: int = 0  # norms the expert block adds to a layer (Gemma 4: 3, around experts run beside its dense MLP)
 
     def expert_params(self, hidden: int) -> int:
         """Parameters of one routed expert."""
@@ -207,7 +248,8 @@ class Experts:
 
     def router_params(self, hidden: int) -> int:
         bias = self.num_experts if self.router_bias else 0
-        return hidden * self.num_experts + bias + (hidden if self.shared_gate else 0)
+        scales = hidden * (int(self.shared_gate) + int(self.router_scale))
+        return hidden * self.num_experts + bias + scales
 
 
 @dataclass(frozen=True)
@@ -299,12 +341,21 @@ class Architecture:
     linear_attention: LinearAttention | None = None
     tie_word_embeddings: bool = False
     gated_mlp: bool = True
+    mlp_bias: bool = False
+    mlp_activation_params: int = 0  # a learned activation's own (Apertus' xIELU: 2 a layer)
     norms_per_layer: int = 2
+    norm_bias: bool = False  # LayerNorm (a weight and a bias) rather than RMSNorm (a weight)
+    lm_head_bias: bool = False
+    position_embeddings: int = 0  # rows of a learned position table (GPT-2, OPT): looked up, like the embedding
     max_position_embeddings: int = 0
     checkpoint_dtype: str = UNQUANTIZED  # torch_dtype / dtype
     quantization: Quantization | None = None
     mtp_layers: int = 0  # DeepSeek's multi-token-prediction layers, not run when serving without speculation
     vision_params: int = 0
+    # Gemma 4's per-layer input embeddings (PLE): a second table, ``per_layer_input_size`` values per layer for each
+    # of ``per_layer_vocab_size`` tokens, looked up like the embedding, projected into every layer
+    per_layer_input_size: int = 0
+    per_layer_vocab_size: int = 0
     fields: Mapping[str, Any] = field(default_factory=dict)  # the config fields this was read from
 
     # --- structure -------------------------------------------------------------------------------------------------
@@ -336,30 +387,46 @@ class Architecture:
 
     # --- parameters -----------------------------------------------------------------------------------------------
 
-    def dense_mlp_params(self) -> int:
-        return (3 if self.gated_mlp else 2) * self.hidden_size * self.dense_intermediate
+    def dense_mlp_params(self, intermediate: int = 0) -> int:
+        width, matrices = intermediate or self.dense_intermediate, 3 if self.gated_mlp else 2
+        bias = (matrices - 1) * width + self.hidden_size if self.mlp_bias else 0
+        return matrices * self.hidden_size * width + bias + self.mlp_activation_params
+
+    def layer_attention(self, layer: Layer) -> Attention:
+        """The attention a layer runs: its own where it has one (Gemma 4's full layers), the model's otherwise."""
+        return layer.attention or self.attention
 
     def params_by_part(self) -> dict[str, int]:
         """Every parameter, by the part it belongs to; the parts are what quantization treats differently."""
-        h = self.hidden_size
-        parts = dict.fromkeys(("embedding", "lm_head", "attention", "mlp", "experts", "shared_experts", "router",
-                               "mamba", "linear_attention", "norms", "vision"), 0)  # fmt: skip
+        h, n_layers, per_layer = self.hidden_size, len(self.layers), self.per_layer_input_size
+        names = ("embedding", "position_embedding", "per_layer_embedding", "lm_head", "attention", "mlp",
+                 "per_layer_input", "experts", "shared_experts", "router", "mamba", "linear_attention", "norms",
+                 "vision")
+        parts = dict.fromkeys(names, 0)
         parts["embedding"] = self.vocab_size * h
-        parts["lm_head"] = 0 if self.tie_word_embeddings else self.vocab_size * h
+        parts["lm_head"] = (0 if self.tie_word_embeddings else self.vocab_size * h) + (self.vocab_size
+                                                                                      if self.lm_head_bias else 0)
+        parts["position_embedding"] = self.position_embeddings * h
+        norms = self.norms_per_layer * n_layers + 1
         for layer in self.layers:
             if layer.mixer == "attention":
-                parts["attention"] += self.attention.params(h)
+                parts["attention"] += self.layer_attention(layer).params(h, layer.shares_kv)
             elif layer.mixer == "mamba" and self.mamba:
                 parts["mamba"] += self.mamba.params(h)
             elif layer.mixer == "linear_attention" and self.linear_attention:
                 parts["linear_attention"] += self.linear_attention.params(h)
             if layer.ffn == "dense":
-                parts["mlp"] += self.dense_mlp_params()
+                parts["mlp"] += self.dense_mlp_params(layer.mlp_intermediate)
             elif layer.ffn == "moe" and self.experts:
                 parts["experts"] += self.experts.num_experts * self.experts.expert_params(h)
                 parts["shared_experts"] += self.experts.shared_params(h)
                 parts["router"] += self.experts.router_params(h)
-        parts["norms"] = (self.norms_per_layer * len(self.layers) + 1) * h
+                norms += self.experts.norms
+        if per_layer:  # the table; the projection into every layer's input and each layer's gate and projection
+            parts["per_layer_embedding"] = self.per_layer_vocab_size * n_layers * per_layer
+            parts["per_layer_input"] = h * n_layers * per_layer + n_layers * 2 * h * per_layer
+            norms += n_layers  # each layer's norm after its per-layer input (and one over the projection, below)
+        parts["norms"] = (norms * h + per_layer) * (2 if self.norm_bias else 1)
         parts["vision"] = self.vision_params
         return parts
 
@@ -379,14 +446,21 @@ class Architecture:
         return sum(parts.values()) - routed + routed_active - parts["vision"]
 
     @property
+    def lookup_params(self) -> int:
+        """Weights of which a step reads a row per token: an untied input embedding, per-layer input embeddings, a
+        learned position table."""
+        parts = self.params_by_part()
+        untied = 0 if self.tie_word_embeddings else parts["embedding"]
+        return untied + parts["per_layer_embedding"] + parts["position_embedding"]
+
+    @property
     def matmul_params(self) -> int:
-        """Weights a decode step reads whole: all but an untied input embedding (a row per token is read)."""
-        return self.total_params - self.vision_params - (0 if self.tie_word_embeddings
-                                                         else self.vocab_size * self.hidden_size)
+        """Weights a decode step reads whole: all but the lookups (``lookup_params``) and a vision tower."""
+        return self.total_params - self.vision_params - self.lookup_params
 
     @property
     def active_matmul_params(self) -> int:
-        return self.active_params - (0 if self.tie_word_embeddings else self.vocab_size * self.hidden_size)
+        return self.active_params - self.lookup_params
 
     # --- bytes ----------------------------------------------------------------------------------------------------
 
@@ -411,8 +485,12 @@ class Architecture:
     def kv_bytes_per_token(self, kv_dtype: str | None = None) -> float:
         """Bytes one token adds to the cache of the layers whose cache grows without bound (full attention)."""
         per_value = DTYPES[normalize_dtype(kv_dtype) if kv_dtype else self.default_kv_dtype()].value_bytes
-        full = sum(1 for layer in self.layers if layer.mixer == "attention" and layer.window is None)
-        return full * self.attention.kv_values_per_token() * per_value
+        return sum(self.layer_attention(layer).kv_values_per_token()
+                   for layer in self.cache_layers() if layer.window is None) * per_value  # fmt: skip
+
+    def cache_layers(self) -> tuple[Layer, ...]:
+        """The attention layers that keep a KV cache of their own (not those reusing another layer's)."""
+        return tuple(layer for layer in self.layers if layer.mixer == "attention" and not layer.shares_kv)
 
     def kv_bytes_per_sequence(self, context: int, kv_dtype: str | None = None) -> float:
         """Cache bytes of one sequence of ``context`` tokens: full layers hold all of them, windowed layers at most
@@ -420,9 +498,9 @@ class Architecture:
         per_value = DTYPES[normalize_dtype(kv_dtype) if kv_dtype else self.default_kv_dtype()].value_bytes
         total = 0.0
         for layer in self.layers:
-            if layer.mixer == "attention":
+            if layer.mixer == "attention" and not layer.shares_kv:
                 tokens = context if layer.window is None else min(context, layer.window)
-                total += tokens * self.attention.kv_values_per_token() * per_value
+                total += tokens * self.layer_attention(layer).kv_values_per_token() * per_value
             elif layer.mixer == "mamba" and self.mamba:
                 total += self.mamba.state_values() * DTYPES[self.mamba.state_dtype].value_bytes
             elif layer.mixer == "linear_attention" and self.linear_attention:
@@ -441,9 +519,10 @@ class Architecture:
     def flops_per_token(self, context: int = 0) -> float:
         """FLOPs of one token at ``context`` tokens already cached: 2 per active matmul weight, plus attention over
         the cached tokens each attention layer sees (windows capped)."""
-        attention = sum(min(context, layer.window) if layer.window is not None else context
+        attention = sum((min(context, layer.window) if layer.window is not None else context)
+                        * self.layer_attention(layer).flops_per_context_token()
                         for layer in self.layers if layer.mixer == "attention")  # fmt: skip
-        return 2 * self.active_matmul_params + attention * self.attention.flops_per_context_token()
+        return 2 * self.active_matmul_params + attention
 
     def over_context(self, tokens: float) -> str | None:
         """What to say where a request is longer than the model's context: engines serve past it only with RoPE
@@ -500,18 +579,23 @@ def from_config(config: Mapping[str, Any], name: str = "") -> Architecture:
     experts = _experts(cfg)
     mamba = _mamba(cfg, hidden)
     linear = _linear_attention(cfg)
-    max_context = cfg.int("max_position_embeddings", "max_sequence_length", "seq_length", default=0)
+    max_context = cfg.int("max_position_embeddings", "max_sequence_length", "seq_length", "n_positions", default=0)
     # Granite-4.0-H's config.json names its Mamba2 layers "mamba"; transformers reads them back as
     # "linear_attention", as Qwen3.5's Gated DeltaNet layers are named: which one it is, the config's fields say
     recurrent = "mamba" if linear is None and mamba is not None else "linear_attention"
     layers = _layers(cfg, n_layers, experts is not None, max_context, pattern, recurrent)
+    dense_intermediate = cfg.int("intermediate_size_mlp", *_dense_mlp_fields(text, experts), "intermediate_size",
+                                 "ffn_dim", "n_inner", "ffn_hidden_size", default=0)  # fmt: skip
+    dense_intermediate = dense_intermediate or cfg.int("mlp_ratio", default=0) * hidden  # GPT-2's n_inner null: 4h
+    layers = _layer_overrides(cfg, layers, attention, dense_intermediate)
     if mamba is None and any(layer.mixer == "mamba" for layer in layers):
         raise InputError("config.mamba_num_heads", "a hybrid pattern names Mamba layers but the config has no "
                                                    "mamba_num_heads / mamba_head_dim / ssm_state_size")
     if linear is None and any(layer.mixer == "linear_attention" for layer in layers):
         raise InputError("config.linear_num_value_heads", "layer_types names linear_attention layers but the config "
                                                           "has no linear_num_key_heads / linear_num_value_heads")
-    gated = str(cfg.get("mlp_hidden_act", "hidden_act", default="silu")) != "relu2"
+    gated = bool(cfg.get("gated_mlp", default=True)) and str(cfg.get("mlp_hidden_act", "hidden_act",
+                                                                      default="silu")) != "relu2"  # fmt: skip
     if experts and not gated:
         experts = Experts(**{**experts.__dict__, "gated": False})
     vision = config.get("vision_config") if config is not text else None
@@ -519,17 +603,30 @@ def from_config(config: Mapping[str, Any], name: str = "") -> Architecture:
         name=name or str(config.get("_name_or_path") or text.get("model_type") or "custom"),
         model_type=str(text.get("model_type") or config.get("model_type") or ""),
         hidden_size=hidden, vocab_size=cfg.int("vocab_size", "padded_vocab_size"), layers=layers,
-        attention=attention, dense_intermediate=cfg.int("intermediate_size_mlp", *_dense_mlp_fields(text, experts),
-                                                        "intermediate_size", "ffn_dim", default=0),
+        attention=attention, dense_intermediate=dense_intermediate,
         experts=experts, mamba=mamba, linear_attention=linear,
         tie_word_embeddings=bool(cfg.get("tie_word_embeddings", default=False)),
-        gated_mlp=gated, norms_per_layer=int(cfg.get("norms_per_layer", default=2)),
+        gated_mlp=gated, mlp_bias=bool(cfg.get("mlp_bias", "use_bias", "bias", default=False)),
+        mlp_activation_params=cfg.int("mlp_activation_params", default=0), norms_per_layer=_norms_per_layer(cfg),
+        norm_bias=bool(cfg.get("norm_bias", default=False)), lm_head_bias=bool(cfg.get("lm_head_bias", default=False)),
+        position_embeddings=(cfg.int("max_position_embeddings", "n_positions") + cfg.int("position_offset", default=0)
+                             if cfg.get("learned_positions") else 0),
         max_position_embeddings=max_context,
         checkpoint_dtype=_checkpoint_dtype(cfg), quantization=_quantization(cfg.get("quantization_config")),
         mtp_layers=int(cfg.get("num_nextn_predict_layers", default=0) or 0),
         vision_params=_vision_params(vision, hidden) if isinstance(vision, Mapping) else 0,
+        per_layer_input_size=_per_layer_input_size(cfg),
+        per_layer_vocab_size=cfg.int("vocab_size_per_layer_input", "vocab_size", "padded_vocab_size"),
         fields=cfg.used,
     )  # fmt: skip
+
+
+def _norms_per_layer(cfg: _Fields) -> int:
+    """Norms a layer carries: two (before attention and before the MLP) unless its class says otherwise; Falcon's
+    config says it (one before its parallel attention and MLP; in its new architecture, ``num_ln_in_parallel_attn``)."""
+    if cfg.get("new_decoder_architecture"):
+        return cfg.int("num_ln_in_parallel_attn", default=2)
+    return 1 if cfg.get("parallel_attn") else cfg.int("norms_per_layer", default=2)
 
 
 def _dense_mlp_fields(text: Mapping[str, Any], experts: Experts | None) -> tuple[str, ...]:
@@ -569,7 +666,7 @@ def _attention(cfg: _Fields, hidden: int) -> Attention:
     heads = cfg.int("num_attention_heads", "n_head", "num_heads")
     if heads == 0:
         raise InputError("config.num_attention_heads", "must be positive")
-    bias = bool(cfg.get("attention_bias", default=False))
+    bias = bool(cfg.get("attention_bias", "use_bias", "bias", default=False))  # StarCoder2's, Falcon's names
     common = dict(qkv_bias=bias or bool(cfg.get("qkv_bias", default=False)),
                   o_bias=bool(cfg.get("o_bias", default=bias)),  # GLM-4.5: attention_bias is on q, k and v only
                   qk_norm=bool(cfg.get("qk_norm", "use_qk_norm", default=False)),
@@ -583,7 +680,9 @@ def _attention(cfg: _Fields, hidden: int) -> Attention:
                          qk_rope_head_dim=rope, qk_nope_head_dim=nope,
                          index_head_dim=cfg.int("index_head_dim", default=0),
                          index_n_heads=cfg.int("index_n_heads", default=0), **common)  # fmt: skip
-    kv_heads = cfg.int("num_key_value_heads", "n_head_kv", "multi_query_group_num", default=heads)
+    kv_heads = cfg.int("num_key_value_heads", "n_head_kv", "num_kv_heads", "multi_query_group_num", default=heads)
+    if cfg.get("multi_query") and not cfg.get("new_decoder_architecture"):  # Falcon-7B, BigCode: one KV head
+        kv_heads = 1
     if kv_heads == 0 or heads % kv_heads:
         raise InputError("config.num_key_value_heads", f"{kv_heads} does not divide {heads} attention heads")
     head_dim = cfg.int("head_dim", "attention_head_dim", default=hidden // heads)
@@ -592,21 +691,77 @@ def _attention(cfg: _Fields, hidden: int) -> Attention:
 
 
 def _experts(cfg: _Fields) -> Experts | None:
-    if not cfg.get(*_EXPERT_FIELDS):
+    """The routed experts, where a config has any. Gemma 4's (``enable_moe_block``) run beside the layer's dense
+    MLP, which is then a shared expert ``intermediate_size`` wide."""
+    beside_mlp = cfg.get("enable_moe_block")
+    if not cfg.get(*_EXPERT_FIELDS) or beside_mlp is False or cfg.get("is_moe") is False:  # the last: Doge's
         return None
     n = cfg.int(*_EXPERT_FIELDS)  # a list (ERNIE-4.5-VL's text and vision experts) is one line naming the field
     top_k = cfg.int(*_TOPK_FIELDS)
     size = cfg.int("moe_intermediate_size", "intermediate_size")
     shared = cfg.int("n_shared_experts", "num_shared_experts", "moe_num_shared_experts", default=0)
     shared_size = cfg.int("shared_expert_intermediate_size", "moe_shared_expert_intermediate_size",
-                          "shared_intermediate_size", default=0)  # the last: Granite's
+                          "shared_intermediate_size", *(("intermediate_size",) if beside_mlp else ()),
+                          default=0)  # Granite's shared_intermediate_size; Gemma 4's dense MLP  # fmt: skip
     shared_total = shared_size * max(shared, 1) if shared_size else shared * size
     if top_k > int(n):
         raise InputError(f"config.{_TOPK_FIELDS[0]}", f"{top_k} experts per token but only {n} experts")
     return Experts(int(n), top_k, size, num_shared=shared or (1 if shared_size else 0),
                    shared_intermediate=shared_total, expert_bias=bool(cfg.get("expert_bias", default=False)),
                    router_bias=bool(cfg.get("router_bias", default=False)),
-                   shared_gate=bool(cfg.get("shared_expert_gate", default=False)))  # fmt: skip
+                   shared_gate=bool(cfg.get("shared_expert_gate", default=False)),
+                   router_scale=bool(cfg.get("router_scale", default=False)),
+                   norms=cfg.int("expert_block_norms", default=0))  # fmt: skip
+
+
+def _per_layer_input_size(cfg: _Fields) -> int:
+    """Gemma 4's per-layer input width: its class's default (256) where the config has no such field, none where it
+    says null (Gemma 4 31B's)."""
+    if "hidden_size_per_layer_input" in cfg.values and cfg.values["hidden_size_per_layer_input"] is None:
+        return 0
+    return cfg.int("hidden_size_per_layer_input", default=0)
+
+
+def _layer_overrides(cfg: _Fields, layers: tuple[Layer, ...], attention: Attention,
+                     dense_intermediate: int) -> tuple[Layer, ...]:  # fmt: skip
+    """Where Gemma 4's layers differ from the model's attention and MLP: a full-attention layer's own head size and
+    KV heads (``global_head_dim``, and ``num_global_key_value_heads`` where its keys are its values,
+    ``attention_k_eq_v``; or the ``per_layer_config`` transformers 5 saves instead), and the last
+    ``num_kv_shared_layers`` layers, which reuse an earlier layer's cache (no k/v weights, no cache of their own)
+    and run an MLP twice as wide where ``use_double_wide_mlp`` says so."""
+    saved = cfg.get("per_layer_config")
+    global_dim = cfg.get("global_head_dim")
+    k_eq_v = bool(cfg.get("attention_k_eq_v", default=False))
+    shared = cfg.int("num_kv_shared_layers", default=0)
+    if not (isinstance(saved, Mapping) or global_dim or k_eq_v or shared) or attention.kind == "mla":
+        return layers
+    if shared >= len(layers):
+        raise InputError("config.num_kv_shared_layers", f"{shared} of {len(layers)} layers: one at least must "
+                                                        "keep the cache the others reuse")  # fmt: skip
+    types = _layer_types(cfg, len(layers)) or []
+    per_layer = {int(k): v for k, v in saved.items()} if isinstance(saved, Mapping) else {}
+    global_kv = cfg.get("num_global_key_value_heads") if k_eq_v else None
+    wide = 2 * dense_intermediate if cfg.get("use_double_wide_mlp", default=False) else 0
+    out = []
+    for i, layer in enumerate(layers):
+        full = i < len(types) and types[i] == "full_attention"
+        if isinstance(saved, Mapping):
+            spec = per_layer.get(i) or {}
+        else:
+            spec = {"head_dim": global_dim, "num_key_value_heads": global_kv} if full and global_dim else {}
+        head_dim = int(spec.get("head_dim") or attention.head_dim)
+        kv_heads = int(spec.get("num_key_value_heads") or attention.num_kv_heads)
+        if attention.num_heads % kv_heads:
+            raise InputError("config.num_global_key_value_heads", f"{kv_heads} does not divide "
+                                                                  f"{attention.num_heads} attention heads")  # fmt: skip
+        own = None
+        if layer.mixer == "attention" and (spec or (full and k_eq_v)):
+            kind = "mha" if kv_heads == attention.num_heads else "mqa" if kv_heads == 1 else "gqa"
+            own = replace(attention, kind=kind, num_kv_heads=kv_heads, head_dim=head_dim, v_head_dim=head_dim,
+                          k_eq_v=full and k_eq_v)  # fmt: skip
+        reuses = i >= len(layers) - shared > 0
+        out.append(replace(layer, attention=own, shares_kv=reuses, mlp_intermediate=wide if reuses else 0))
+    return tuple(out)
 
 
 def _mamba(cfg: _Fields, hidden: int) -> Mamba | None:
@@ -747,7 +902,7 @@ def _moe_layer_set(cfg: _Fields, n_layers: int) -> set[int]:
         start, end = cfg.int("moe_layer_start_index"), cfg.int("moe_layer_end_index", default=n_layers - 1)
         interval = cfg.int("moe_layer_interval", default=1) or 1
         return {i for i in range(start, min(end, n_layers - 1) + 1) if (i + 1) % interval == 0}
-    first_dense = int(cfg.get("first_k_dense_replace", default=0) or 0)
+    first_dense = int(cfg.get("first_k_dense_replace", "num_dense_layers", default=0) or 0)  # the last: AFMoE's
     freq = int(freq or 1)
     sparse_step = int(cfg.get("decoder_sparse_step", default=1) or 1)
     mlp_only = set(cfg.get("mlp_only_layers", default=[]) or [])

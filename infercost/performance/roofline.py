@@ -54,6 +54,7 @@ class ModelShape:
     kept_params: int = 0  # parameters a quantized checkpoint keeps in 16 bits (its modules_to_not_convert)
     kept_matmul_params: int = 0  # of those, the ones every step reads
     vision_params: int = 0  # a multimodal checkpoint's vision tower: in memory, not read for text
+    lookup_params: int = 0  # per-layer input embeddings (Gemma 4), a position table: in memory, a row per token read
 
     @property
     def kind(self) -> str:
@@ -62,10 +63,10 @@ class ModelShape:
 
     @property
     def matmul_params(self) -> int:
-        """Weights read by every decode step: all but an untied input embedding, of which only a row per token is
-        read (a tied embedding is read whole, as the output head)."""
+        """Weights read by every decode step: all but an untied input embedding and per-layer input embeddings, of
+        which only a row per token is read (a tied embedding is read whole, as the output head)."""
         embedding = 0 if self.tie_word_embeddings else self.vocab_size * self.hidden_size
-        return self.n_params - embedding - self.vision_params
+        return self.n_params - embedding - self.vision_params - self.lookup_params
 
     @property
     def dense_matmul_params(self) -> int:
@@ -181,8 +182,10 @@ def roofline_pct(measured: float, roofline: float) -> float:
 def model_shape(arch: Architecture) -> ModelShape:
     """The engine model's view of an architecture: what a step reads and computes, and what a sequence caches."""
     attention = arch.attention
-    full = [i for i in arch.attention_layers if arch.layers[i].window is None]
-    windowed = [arch.layers[i].window for i in arch.attention_layers if arch.layers[i].window is not None]
+    layers = [layer for layer in arch.layers if layer.mixer == "attention"]
+    full = [arch.layer_attention(layer) for layer in layers if layer.window is None]
+    windowed = [arch.layer_attention(layer) for layer in layers if layer.window is not None]
+    cached = arch.cache_layers()  # a layer reusing another's cache attends over it, and adds nothing to it
     parts = arch.params_by_part()
     kept = set(arch.quantization.keep_unquantized) if arch.quantization else set()
     kept_params = sum(parts.get(part, 0) for part in kept)
@@ -194,15 +197,17 @@ def model_shape(arch: Architecture) -> ModelShape:
         vocab_size=arch.vocab_size, tie_word_embeddings=arch.tie_word_embeddings,
         routed_expert_params=parts["experts"], num_experts=experts.num_experts if experts else 0,
         experts_per_token=experts.top_k if experts else 0, moe_layers=len(arch.moe_layers),
-        kv_values_per_token=len(full) * attention.kv_values_per_token(),
-        window_kv_values_per_token=len(windowed) * attention.kv_values_per_token(),
-        window=max(windowed, default=0),
-        attention_flops_per_pair=len(full) * attention.flops_per_context_token(),
-        window_attention_flops_per_pair=len(windowed) * attention.flops_per_context_token(),
-        decode_attention_flops_per_pair=len(full) * attention.decode_flops_per_context_token(),
-        kv_shards=attention.kv_shards(),
+        kv_values_per_token=sum(arch.layer_attention(layer).kv_values_per_token()
+                                for layer in cached if layer.window is None),
+        window_kv_values_per_token=sum(arch.layer_attention(layer).kv_values_per_token()
+                                       for layer in cached if layer.window is not None),
+        window=max((layer.window or 0 for layer in layers), default=0),
+        attention_flops_per_pair=sum(a.flops_per_context_token() for a in full),
+        window_attention_flops_per_pair=sum(a.flops_per_context_token() for a in windowed),
+        decode_attention_flops_per_pair=sum(a.decode_flops_per_context_token() for a in full),
+        kv_shards=min(arch.layer_attention(layer).kv_shards() for layer in cached) if cached else attention.kv_shards(),
         kept_params=kept_params, kept_matmul_params=kept_params - sum(parts.get(p, 0) for p in kept & unread),
-        vision_params=arch.vision_params,
+        vision_params=arch.vision_params, lookup_params=parts["per_layer_embedding"] + parts["position_embedding"],
     )  # fmt: skip
 
 

@@ -259,6 +259,108 @@ def test_qwen3_next_places_its_full_attention_layers_by_its_interval_as_transfor
     assert a.kv_bytes_per_token("bfloat16") == 12 * 2 * 2 * 256 * 2
 
 
+# Gemma 4's config.json text_config, the fields that size it (google/gemma-4-E2B-it, -E4B-it, -31B-it, -26B-A4B-it):
+# full-attention layers with heads of their own size (global_head_dim) and, where keys are values, KV heads of their
+# own; per-layer input embeddings (E2B, E4B); the last num_kv_shared_layers layers reusing an earlier layer's cache,
+# E2B's with a double-wide MLP; the 26B-A4B's 128 experts (8 a token) beside every layer's dense MLP.
+_GEMMA_4_E2B = {
+    "model_type": "gemma4_text", "hidden_size": 1536, "num_hidden_layers": 35, "intermediate_size": 6144,
+    "num_attention_heads": 8, "num_key_value_heads": 1, "head_dim": 256, "global_head_dim": 512,
+    "num_global_key_value_heads": None, "attention_k_eq_v": False, "sliding_window": 512, "vocab_size": 262144,
+    "vocab_size_per_layer_input": 262144, "hidden_size_per_layer_input": 256, "num_kv_shared_layers": 20,
+    "use_double_wide_mlp": True, "enable_moe_block": False, "max_position_embeddings": 131072,
+    "tie_word_embeddings": True, "layer_types": (["sliding_attention"] * 4 + ["full_attention"]) * 7,
+}  # fmt: skip
+_GEMMA_4_E4B = {**_GEMMA_4_E2B, "hidden_size": 2560, "num_hidden_layers": 42, "intermediate_size": 10240,
+                "num_key_value_heads": 2, "num_kv_shared_layers": 18, "use_double_wide_mlp": False,
+                "layer_types": (["sliding_attention"] * 5 + ["full_attention"]) * 7}  # fmt: skip
+_GEMMA_4_31B = {**_GEMMA_4_E4B, "hidden_size": 5376, "num_hidden_layers": 60, "intermediate_size": 21504,
+                "num_attention_heads": 32, "num_key_value_heads": 16, "num_global_key_value_heads": 4,
+                "attention_k_eq_v": True, "sliding_window": 1024, "hidden_size_per_layer_input": 0,
+                "num_kv_shared_layers": 0, "max_position_embeddings": 262144,
+                "layer_types": (["sliding_attention"] * 5 + ["full_attention"]) * 10}  # fmt: skip
+_GEMMA_4_26B_A4B = {**_GEMMA_4_31B, "hidden_size": 2816, "num_hidden_layers": 30, "intermediate_size": 2112,
+                    "num_attention_heads": 16, "num_key_value_heads": 8, "num_global_key_value_heads": 2,
+                    "enable_moe_block": True, "num_experts": 128, "top_k_experts": 8, "moe_intermediate_size": 704,
+                    "layer_types": (["sliding_attention"] * 5 + ["full_attention"]) * 5}  # fmt: skip
+
+
+@pytest.mark.parametrize("config", [_GEMMA_4_E2B, _GEMMA_4_E4B, _GEMMA_4_31B, _GEMMA_4_26B_A4B],
+                         ids=["e2b", "e4b", "31b", "26b-a4b"])  # fmt: skip
+def test_gemma_4_layers_of_their_own_are_counted_and_cached_as_transformers_builds_them(config):
+    """Read as a Gemma-3-like stack (one head size, no per-layer embeddings, every layer caching), transformers'
+    default Gemma 4 came out 42% under what it builds, and E2B's KV cache counted its 20 layers that reuse another's.
+    Now the parameters are exact, a token's cache is what the built full-attention layers that keep one project
+    (k_proj, keys and values cached both where keys are values), and a transformers-saved copy (per_layer_config)
+    reads the same."""
+    torch = pytest.importorskip("torch")
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    with torch.device("meta"):
+        model = AutoModelForCausalLM.from_config(AutoConfig.for_model(**copy.deepcopy(config)))
+    a = from_config(config)
+    assert a.total_params == sum(p.numel() for p in model.parameters())
+    attentions = [layer.self_attn for layer in model.model.layers]
+    keeping = [at for at in attentions if not at.is_kv_shared_layer]
+    cached_full = sum(2 * at.k_proj.out_features for at in keeping if not at.is_sliding)
+    assert a.kv_bytes_per_token("bfloat16") == 2 * cached_full
+    assert len(a.cache_layers()) == len(keeping)
+    saved = AutoConfig.for_model(**copy.deepcopy(config)).to_dict()
+    assert "per_layer_config" in saved and "global_head_dim" not in saved
+    assert (from_config(saved).total_params, from_config(saved).layers) == (a.total_params, a.layers)
+
+
+def test_gemma_4_published_sizes_and_what_a_step_reads():
+    """Google's model cards: 31B 30.7B parameters; 26B-A4B 25.2B of which 3.8B active. E2B's per-layer embedding
+    table (2.3B of its 4.6B text parameters) is looked up a row per token, not read whole by every step."""
+    from infercost.performance.roofline import model_shape
+
+    assert round(from_config(_GEMMA_4_31B).total_params / 1e8) == 307
+    moe = from_config(_GEMMA_4_26B_A4B)
+    assert (round(moe.total_params / 1e8), round(moe.active_params / 1e8), moe.kind) == (252, 38, "moe")
+    e2b = from_config(_GEMMA_4_E2B)
+    table = 262144 * 35 * 256
+    assert e2b.params_by_part()["per_layer_embedding"] == table
+    assert e2b.matmul_params == e2b.total_params - table  # tied: the embedding is read whole, as the head
+    shape = model_shape(e2b)
+    assert shape.matmul_params == e2b.matmul_params and shape.n_params == e2b.total_params
+    assert shape.kv_values_per_token == 3 * 2 * 1 * 512  # 3 of the 7 full layers keep a cache: 15 of 35 layers do
+
+
+@pytest.mark.parametrize(("model_type", "changes"), [
+    ("starcoder2", {}), ("starcoder2", {"use_bias": False}), ("phi", {}), ("gpt_neox", {}), ("opt", {}),
+    ("falcon", {}), ("falcon", {"multi_query": False, "parallel_attn": False, "bias": True}),
+    ("falcon", {"new_decoder_architecture": True, "num_kv_heads": 8, "num_attention_heads": 64, "hidden_size": 8192}),
+    ("apertus", {}), ("gpt2", {}), ("gpt_bigcode", {}), ("gpt_neo", {}), ("gptj", {}), ("codegen", {}),
+    ("afmoe", {}),
+])  # fmt: skip
+def test_older_and_non_gated_decoders_are_counted_as_transformers_builds_them(model_type, changes):
+    """Every MLP was counted as three matrices (gated), so the two-matrix MLPs of StarCoder2 (+37%), Phi-2 (+28%),
+    GPT-NeoX (+32%), OPT (+21%) and Apertus (+27%) came out too large, and GPT-2-era configs (an MLP 4x the hidden
+    size where n_inner is null) 46-62% too small; Falcon-7B's single KV head was read as 71 (-58%). AFMoE's first
+    dense layer (num_dense_layers) and gated attention were missed (+2.1%). Exact now, transformers' default config
+    of each, and Falcon's other layouts."""
+    torch = pytest.importorskip("torch")
+    from transformers import CONFIG_MAPPING, AutoConfig, AutoModelForCausalLM
+
+    config = CONFIG_MAPPING[model_type](**changes).to_dict()
+    with torch.device("meta"):
+        model = AutoModelForCausalLM.from_config(AutoConfig.for_model(**copy.deepcopy(config)))
+    assert from_config(config).total_params == sum(p.numel() for p in model.parameters())
+
+
+def test_a_learned_position_table_is_looked_up_not_read_by_every_step():
+    """GPT-2's position table (1,024 x 768) is in memory, but a step reads a row of it per token, as it does the
+    embedding's; one falcon-7b's KV head caches 2 x 64 values a token and layer."""
+    from transformers import CONFIG_MAPPING
+
+    gpt2 = from_config(CONFIG_MAPPING["gpt2"]().to_dict())
+    assert gpt2.params_by_part()["position_embedding"] == 1024 * 768 and gpt2.max_position_embeddings == 1024
+    assert gpt2.matmul_params == gpt2.total_params - 1024 * 768  # tied: the embedding is read whole, as the head
+    falcon = from_config(CONFIG_MAPPING["falcon"]().to_dict())
+    assert falcon.attention.kind == "mqa" and falcon.kv_bytes_per_token("bfloat16") == 32 * 2 * 64 * 2
+
+
 def test_a_nemotron_h_config_saved_by_transformers_reads_as_the_published_one():
     """transformers 5 saves Nemotron-H's layer pattern as a layers_block_type list, without num_hidden_layers or
     hybrid_override_pattern: a model directory it wrote was refused for a missing layer count."""
