@@ -20,12 +20,13 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
         parents=[common],
         help="predicted throughput and latency of a run, a published table or a roofline setup at any token shape",
         description="Predict a setup's points at a token shape with the engine model. SOURCE is a stored run id, a "
-        "bundled id (published:..., measured:...) or roofline:MODEL@NxGPU:DTYPE. "
+        "bundled id (published:..., measured:...) or roofline:MODEL@NxGPU:DTYPE (without :DTYPE, the checkpoint's "
+        "own: gpt-oss in mxfp4). "
         "Example: python -m infercost throughput roofline:meta-llama/Llama-3.1-8B-Instruct@1xL40S:fp8 "
         "--input-tokens 1000 --output-tokens 300 --concurrency 1,5,20,50 --json",
     )
     parser.add_argument("source", metavar="SOURCE",
-                        help="run id, published:/measured: id, or roofline:MODEL@NxGPU:DTYPE")  # fmt: skip
+                        help="run id, published:/measured: id, or roofline:MODEL@NxGPU[:DTYPE]")  # fmt: skip
     parser.add_argument("--input-tokens", type=int, required=True, metavar="N", help="prompt tokens per request")
     parser.add_argument("--output-tokens", type=int, required=True, metavar="M", help="output tokens per request")
     # levels by commas or spaces, and repeated flags add up (--concurrency 64 --concurrency 256 is 64,256): the last

@@ -96,6 +96,7 @@ _CLASS_DEFAULTS: dict[str, dict[str, Any]] = {
     "qwen3_5_text": {"qk_norm": True},
     "deepseek_v3": {"router_bias": True},
     "deepseek_v32": {"router_bias": True},
+    "deepseek_v4": {"router_bias": True},  # none in its first (hash-routed) layers: 256 values each
     "kimi_k2": {"router_bias": True},
     "nemotron_h": {"norms_per_layer": 1, "router_bias": True},
     "ernie4_5_moe": {"router_bias": True},  # moe_statics.e_score_correction_bias
@@ -145,13 +146,16 @@ class Layer:
     attention: Attention | None = None  # this layer's own attention where it differs from the model's (Gemma 4)
     shares_kv: bool = False  # reuses an earlier layer's keys and values: no k/v weights, no cache of its own
     mlp_intermediate: int = 0  # this layer's dense MLP width where it differs from the model's (0: the model's)
+    compress: int = 0  # DeepSeek-V4: tokens per entry of the compressed branch beside its window (0: none)
+    indexed: bool = False  # DeepSeek-V4: that branch is sparse (an indexer picks the entries a query reads)
+    hash_routed: bool = False  # DeepSeek-V4's first MoE layers: experts picked by token id (the same work)
 
 
 @dataclass(frozen=True)
 class Attention:
     """The attention of every attention layer (one shape for all of them in today's models)."""
 
-    kind: str  # "mha" | "gqa" | "mqa" | "mla"
+    kind: str  # "mha" | "gqa" | "mqa" | "mla" | "compressed" (DeepSeek-V4)
     num_heads: int
     num_kv_heads: int  # MLA: the heads its latent expands to (num_heads)
     head_dim: int  # GQA: per head for q, k and v; MLA: d_nope + d_rope (the q/k dot-product size)
@@ -169,11 +173,20 @@ class Attention:
     output_gate: bool = False  # Qwen3.5's attn_output_gate: q_proj also yields a sigmoid gate per head
     sinks: bool = False
     k_eq_v: bool = False  # Gemma 4's full layers: the key projection is also the value (no v_proj; both cached)
+    # DeepSeek-V4 ("compressed"): one KV head whose key is its value (one vector cached), a grouped low-rank output
+    # projection, and beside each layer's sliding window a compressed branch (``Layer.compress``) whose sparse layers
+    # attend to the ``index_topk`` entries their indexer picks
+    o_groups: int = 0
+    o_lora_rank: int = 0
+    index_topk: int = 0
 
     def params(self, hidden: int, shares_kv: bool = False) -> int:
         """Parameters of one layer's attention (``shares_kv``: a layer reusing another's keys and values keeps its
         query, output and query norm only)."""
         n, d = self.num_heads, self.head_dim
+        if self.kind == "compressed":  # q_a, its norm, q_b; kv and its norm; the grouped o_a, o_b; sinks
+            r_q, r_o = self.q_lora_rank or 0, self.o_lora_rank
+            return hidden * r_q + r_q + r_q * n * d + hidden * d + d + n * d * r_o + self.o_groups * r_o * hidden + n
         if self.kind == "mla":
             rope, nope, r_kv = self.qk_rope_head_dim or 0, self.qk_nope_head_dim or 0, self.kv_lora_rank or 0
             q = (hidden * self.q_lora_rank + self.q_lora_rank + self.q_lora_rank * n * (nope + rope)
@@ -195,15 +208,45 @@ class Attention:
         return total + (n if self.sinks else 0)
 
     def kv_values_per_token(self) -> int:
-        """Cached values per token in one layer: keys and values (GQA), or MLA's latent plus its rope key."""
+        """Cached values per token in one layer: keys and values (GQA), MLA's latent plus its rope key, DeepSeek-V4's
+        one vector (its window's; its compressed branch: ``compressed_values_per_token``)."""
         if self.kind == "mla":
             return (self.kv_lora_rank or 0) + (self.qk_rope_head_dim or 0) + self.index_head_dim
+        if self.kind == "compressed":
+            return self.head_dim
         return 2 * self.num_kv_heads * self.head_dim
+
+    def compressor_params(self, hidden: int, ratio: int, indexed: bool) -> int:
+        """DeepSeek-V4's compressor of one entry per ``ratio`` tokens (kv and gate projections, a position bias per
+        slot, a norm); a sparse layer's (``indexed``) compresses two overlapping series and runs an indexer with a
+        compressor of its own, a query projection from q's LoRA and a weight per indexer head."""
+        if not ratio:
+            return 0
+        d, width = self.head_dim, (2 if indexed else 1) * self.head_dim
+        total = 2 * hidden * width + ratio * width + d
+        if indexed:
+            di, ni = self.index_head_dim, self.index_n_heads
+            total += 2 * hidden * 2 * di + ratio * 2 * di + di + (self.q_lora_rank or 0) * ni * di + hidden * ni
+        return total
+
+    def compressed_values_per_token(self, ratio: int, indexed: bool) -> float:
+        """Values a token adds to a compressed branch: an entry of ``head_dim`` (and the indexer's key) per
+        ``ratio`` tokens."""
+        return (self.head_dim + (self.index_head_dim if indexed else 0)) / ratio if ratio else 0
+
+    def compressed_flops_per_context_token(self, ratio: int, indexed: bool) -> float:
+        """FLOPs a token spends per cached token on a compressed branch: attention over its entries, and a sparse
+        layer's indexer scoring every entry (its attention then reads only the ``index_topk`` picked: taken here as
+        all of them, exact up to ``index_topk * ratio`` tokens of context and above it an upper bound)."""
+        if not ratio:
+            return 0
+        scoring = 2 * self.index_n_heads * self.index_head_dim if indexed else 0
+        return (self.flops_per_context_token() + scoring) / ratio
 
     def kv_shards(self) -> int:
         """Parts tensor parallelism can split a token's cache into: one per KV head, one for MLA's latent (shared
         by every head, so every GPU of a tensor-parallel group keeps all of it)."""
-        return 1 if self.kind == "mla" else self.num_kv_heads
+        return 1 if self.kind in ("mla", "compressed") else self.num_kv_heads
 
     def flops_per_context_token(self) -> int:
         """FLOPs one new token spends on each cached token in one layer: q.k and the weighted sum of v."""
@@ -246,8 +289,10 @@ class Experts:
     def shared_params(self, hidden: int) -> int:
         return (3 if self.gated else 2) * hidden * self.shared_intermediate
 
-    def router_params(self, hidden: int) -> int:
-        bias = self.num_experts if self.router_bias else 0
+    def router_params(self, hidden: int, hash_routed: bool = False) -> int:
+        """The router's weights, its bias (none where experts are picked by token id: DeepSeek-V4's first layers)
+        and scales."""
+        bias = self.num_experts if self.router_bias and not hash_routed else 0
         scales = hidden * (int(self.shared_gate) + int(self.router_scale))
         return hidden * self.num_experts + bias + scales
 
@@ -356,6 +401,7 @@ class Architecture:
     # of ``per_layer_vocab_size`` tokens, looked up like the embedding, projected into every layer
     per_layer_input_size: int = 0
     per_layer_vocab_size: int = 0
+    hyper_connections: int = 0  # DeepSeek-V4's hc_mult: residual streams mixed in and out of every block
     fields: Mapping[str, Any] = field(default_factory=dict)  # the config fields this was read from
 
     # --- structure -------------------------------------------------------------------------------------------------
@@ -400,8 +446,8 @@ class Architecture:
         """Every parameter, by the part it belongs to; the parts are what quantization treats differently."""
         h, n_layers, per_layer = self.hidden_size, len(self.layers), self.per_layer_input_size
         names = ("embedding", "position_embedding", "per_layer_embedding", "lm_head", "attention", "mlp",
-                 "per_layer_input", "experts", "shared_experts", "router", "mamba", "linear_attention", "norms",
-                 "vision")
+                 "per_layer_input", "experts", "shared_experts", "router", "mamba", "linear_attention",
+                 "hyper_connections", "norms", "vision")
         parts = dict.fromkeys(names, 0)
         parts["embedding"] = self.vocab_size * h
         parts["lm_head"] = (0 if self.tie_word_embeddings else self.vocab_size * h) + (self.vocab_size
@@ -410,7 +456,9 @@ class Architecture:
         norms = self.norms_per_layer * n_layers + 1
         for layer in self.layers:
             if layer.mixer == "attention":
-                parts["attention"] += self.layer_attention(layer).params(h, layer.shares_kv)
+                attention = self.layer_attention(layer)
+                parts["attention"] += attention.params(h, layer.shares_kv) + attention.compressor_params(
+                    h, layer.compress, layer.indexed)  # fmt: skip
             elif layer.mixer == "mamba" and self.mamba:
                 parts["mamba"] += self.mamba.params(h)
             elif layer.mixer == "linear_attention" and self.linear_attention:
@@ -420,12 +468,17 @@ class Architecture:
             elif layer.ffn == "moe" and self.experts:
                 parts["experts"] += self.experts.num_experts * self.experts.expert_params(h)
                 parts["shared_experts"] += self.experts.shared_params(h)
-                parts["router"] += self.experts.router_params(h)
+                parts["router"] += self.experts.router_params(h, layer.hash_routed)
                 norms += self.experts.norms
         if per_layer:  # the table; the projection into every layer's input and each layer's gate and projection
             parts["per_layer_embedding"] = self.per_layer_vocab_size * n_layers * per_layer
             parts["per_layer_input"] = h * n_layers * per_layer + n_layers * 2 * h * per_layer
             norms += n_layers  # each layer's norm after its per-layer input (and one over the projection, below)
+        if self.hyper_connections:  # two a layer (attention, MLP) and one at the head: each a projection of the
+            streams = self.hyper_connections  # streams to the weights that collapse, expand and mix them, and scales
+            mixes = (2 + streams) * streams
+            parts["hyper_connections"] = (n_layers * 2 * (mixes * streams * h + mixes + 3)
+                                          + streams * streams * h + streams + 1)  # fmt: skip
         parts["norms"] = (norms * h + per_layer) * (2 if self.norm_bias else 1)
         parts["vision"] = self.vision_params
         return parts
@@ -485,8 +538,9 @@ class Architecture:
     def kv_bytes_per_token(self, kv_dtype: str | None = None) -> float:
         """Bytes one token adds to the cache of the layers whose cache grows without bound (full attention)."""
         per_value = DTYPES[normalize_dtype(kv_dtype) if kv_dtype else self.default_kv_dtype()].value_bytes
-        return sum(self.layer_attention(layer).kv_values_per_token()
-                   for layer in self.cache_layers() if layer.window is None) * per_value  # fmt: skip
+        return sum((self.layer_attention(layer).kv_values_per_token() if layer.window is None else 0)
+                   + self.layer_attention(layer).compressed_values_per_token(layer.compress, layer.indexed)
+                   for layer in self.cache_layers()) * per_value  # fmt: skip
 
     def cache_layers(self) -> tuple[Layer, ...]:
         """The attention layers that keep a KV cache of their own (not those reusing another layer's)."""
@@ -499,8 +553,10 @@ class Architecture:
         total = 0.0
         for layer in self.layers:
             if layer.mixer == "attention" and not layer.shares_kv:
+                attention = self.layer_attention(layer)
                 tokens = context if layer.window is None else min(context, layer.window)
-                total += tokens * self.layer_attention(layer).kv_values_per_token() * per_value
+                total += tokens * attention.kv_values_per_token() * per_value
+                total += context * attention.compressed_values_per_token(layer.compress, layer.indexed) * per_value
             elif layer.mixer == "mamba" and self.mamba:
                 total += self.mamba.state_values() * DTYPES[self.mamba.state_dtype].value_bytes
             elif layer.mixer == "linear_attention" and self.linear_attention:
@@ -521,6 +577,8 @@ class Architecture:
         the cached tokens each attention layer sees (windows capped)."""
         attention = sum((min(context, layer.window) if layer.window is not None else context)
                         * self.layer_attention(layer).flops_per_context_token()
+                        + context * self.layer_attention(layer).compressed_flops_per_context_token(layer.compress,
+                                                                                                   layer.indexed)
                         for layer in self.layers if layer.mixer == "attention")  # fmt: skip
         return 2 * self.active_matmul_params + attention
 
@@ -532,6 +590,17 @@ class Architecture:
             return None
         return (f"{tokens:,.0f} tokens a request is over the model's context of {context:,} "
                 "(max_position_embeddings): served only with RoPE scaling the engine is told to use (e.g. YaRN)")
+
+    def sparse_attention_note(self, tokens: float) -> str | None:
+        """What to say where a request is longer than DeepSeek-V4's sparse layers read: their attention reads the
+        ``index_topk`` compressed entries the indexer picks, simulated as reading all (``Attention.
+        compressed_flops_per_context_token``), exact up to ``index_topk x ratio`` tokens and an upper bound above."""
+        reach = min((self.attention.index_topk * layer.compress for layer in self.layers if layer.indexed),
+                    default=0)  # fmt: skip
+        if not reach or tokens <= reach or not self.attention.index_topk:
+            return None
+        return (f"its sparse layers attend to {self.attention.index_topk} picked entries ({reach:,} tokens' worth), "
+                f"simulated as attending to all {tokens:,.0f}: attention time is an upper bound")
 
     def summary(self) -> dict[str, Any]:
         """The headline facts, JSON-able."""
@@ -587,7 +656,7 @@ def from_config(config: Mapping[str, Any], name: str = "") -> Architecture:
     dense_intermediate = cfg.int("intermediate_size_mlp", *_dense_mlp_fields(text, experts), "intermediate_size",
                                  "ffn_dim", "n_inner", "ffn_hidden_size", default=0)  # fmt: skip
     dense_intermediate = dense_intermediate or cfg.int("mlp_ratio", default=0) * hidden  # GPT-2's n_inner null: 4h
-    layers = _layer_overrides(cfg, layers, attention, dense_intermediate)
+    layers = _compressed_layers(cfg, _layer_overrides(cfg, layers, attention, dense_intermediate))
     if mamba is None and any(layer.mixer == "mamba" for layer in layers):
         raise InputError("config.mamba_num_heads", "a hybrid pattern names Mamba layers but the config has no "
                                                    "mamba_num_heads / mamba_head_dim / ssm_state_size")
@@ -612,11 +681,13 @@ def from_config(config: Mapping[str, Any], name: str = "") -> Architecture:
         position_embeddings=(cfg.int("max_position_embeddings", "n_positions") + cfg.int("position_offset", default=0)
                              if cfg.get("learned_positions") else 0),
         max_position_embeddings=max_context,
-        checkpoint_dtype=_checkpoint_dtype(cfg), quantization=_quantization(cfg.get("quantization_config")),
+        checkpoint_dtype=_checkpoint_dtype(cfg), quantization=_quantization(cfg.get("quantization_config"),
+                                                                          cfg.get("expert_dtype")),
         mtp_layers=int(cfg.get("num_nextn_predict_layers", default=0) or 0),
         vision_params=_vision_params(vision, hidden) if isinstance(vision, Mapping) else 0,
         per_layer_input_size=_per_layer_input_size(cfg),
         per_layer_vocab_size=cfg.int("vocab_size_per_layer_input", "vocab_size", "padded_vocab_size"),
+        hyper_connections=cfg.int("hc_mult", default=0),
         fields=cfg.used,
     )  # fmt: skip
 
@@ -673,6 +744,12 @@ def _attention(cfg: _Fields, hidden: int) -> Attention:
                   qk_norm_whole=cfg.get("qk_norm_type", default="") == "per_layer",
                   output_gate=bool(cfg.get("attn_output_gate", default=False)),
                   sinks=bool(cfg.get("attention_sinks", default=False)))  # fmt: skip
+    if cfg.get("o_lora_rank") is not None:  # DeepSeek-V4: one KV head of head_dim, its key its value
+        return Attention("compressed", heads, 1, cfg.int("head_dim"), cfg.int("head_dim"),
+                         q_lora_rank=cfg.int("q_lora_rank"), index_head_dim=cfg.int("index_head_dim", default=0),
+                         index_n_heads=cfg.int("index_n_heads", default=0), o_groups=cfg.int("o_groups", default=1),
+                         o_lora_rank=cfg.int("o_lora_rank"), index_topk=cfg.int("index_topk", default=0),
+                         sinks=True)  # fmt: skip
     if cfg.get("kv_lora_rank") is not None:
         rope, nope = cfg.int("qk_rope_head_dim"), cfg.int("qk_nope_head_dim")
         return Attention("mla", heads, heads, rope + nope, cfg.int("v_head_dim"),
@@ -862,11 +939,14 @@ def _hybrid_pattern(cfg: _Fields) -> str | None:
 
 
 # The layer types this reader sizes: attention over the whole context (DeepSeek-V3.2's "indexed" layers are MLA with
-# the indexer its fields give), within a window or chunk, Gated DeltaNet, Mamba2. Any other (DeepSeek-V4's
-# compressed attention, LFM's convolutions) is refused: read as full attention, each was priced wrong.
+# the indexer its fields give), within a window or chunk, Gated DeltaNet, Mamba2, DeepSeek-V4's window with a
+# compressed branch beside it (sparse, or heavily compressed). Any other (LFM's convolutions) is refused: read as
+# full attention, each was priced wrong.
+_COMPRESSED_TYPES = {"compressed_sparse_attention": True, "heavily_compressed_attention": False}  # sparse (indexed)?
 _LAYER_TYPES = ("full_attention", "attention", "indexed_attention", "sliding_attention", "chunked_attention",
-                "linear_attention", "mamba")  # fmt: skip
-_MLP_LAYER_TYPES = {"dense": False, "sparse": True, "moe": True}  # mlp_layer_types: is the layer's MLP routed?
+                "linear_attention", "mamba", *_COMPRESSED_TYPES)  # fmt: skip
+# mlp_layer_types: is the layer's MLP routed? (DeepSeek-V4's first layers route by token id: the same experts' work)
+_MLP_LAYER_TYPES = {"dense": False, "sparse": True, "moe": True, "hash_moe": True}
 
 
 def _layer_types(cfg: _Fields, n_layers: int) -> list[str] | None:
@@ -876,6 +956,11 @@ def _layer_types(cfg: _Fields, n_layers: int) -> list[str] | None:
     interval = cfg.get("full_attention_interval")
     if types is None and interval and cfg.get("linear_num_value_heads") is not None:
         return ["full_attention" if (i + 1) % int(interval) == 0 else "linear_attention" for i in range(n_layers)]
+    ratios = cfg.get("compress_ratios")
+    if types is None and isinstance(ratios, list):  # DeepSeek-V4's config.json: 0 window only, else its rate,
+        sparse_rate = _compress_rates(cfg)["compressed_sparse_attention"]  # the MTP layer's last (not served)
+        return ["sliding_attention" if not r else "compressed_sparse_attention" if r == sparse_rate
+                else "heavily_compressed_attention" for r in ratios[:n_layers]]  # fmt: skip
     if isinstance(types, list):
         _refuse_unknown("layer_types", types, _LAYER_TYPES)
     return types
@@ -910,6 +995,32 @@ def _moe_layer_set(cfg: _Fields, n_layers: int) -> set[int]:
             if i >= first_dense and i % freq == 0 and (i + 1) % sparse_step == 0 and i not in mlp_only}  # fmt: skip
 
 
+def _compress_rates(cfg: _Fields) -> dict[str, int]:
+    """DeepSeek-V4's tokens per compressed entry, per layer type: ``compress_rates`` (as transformers saves them),
+    ``compress_rate_csa`` / ``compress_rate_hca``, else its class's 4 and 128."""
+    rates = cfg.get("compress_rates")
+    rates = dict(rates) if isinstance(rates, Mapping) else {}
+    return {"compressed_sparse_attention": int(rates.get("compressed_sparse_attention")
+                                               or cfg.int("compress_rate_csa", default=4)),
+            "heavily_compressed_attention": int(rates.get("heavily_compressed_attention")
+                                                or cfg.int("compress_rate_hca", default=128))}  # fmt: skip
+
+
+def _compressed_layers(cfg: _Fields, layers: tuple[Layer, ...]) -> tuple[Layer, ...]:
+    """DeepSeek-V4: every layer attends within its sliding window, and its compressed layers also to one entry per
+    ``compress`` tokens of everything before (a sparse layer's indexer picking ``index_topk`` of them)."""
+    types = _layer_types(cfg, len(layers)) or []
+    if not any(t in _COMPRESSED_TYPES for t in types):
+        return layers
+    rates = _compress_rates(cfg)
+    mlp_types = cfg.get("mlp_layer_types")
+    hashed = ([t == "hash_moe" for t in mlp_types] if isinstance(mlp_types, list)
+              else [i < cfg.int("num_hash_layers", default=0) for i in range(len(layers))])  # fmt: skip
+    return tuple(replace(layer, compress=rates.get(t, 0), indexed=_COMPRESSED_TYPES.get(t, False),
+                         hash_routed=hashed[i] and layer.ffn == "moe")
+                 for i, (layer, t) in enumerate(zip(layers, types, strict=True)))  # fmt: skip
+
+
 def _windows(cfg: _Fields, n_layers: int, types: list[str] | None) -> list[tuple[int | None, str]]:
     """Per layer ``(window, kind)``: its layer type where the config lists them (``_layer_types``), else the
     model's own rule."""
@@ -919,7 +1030,8 @@ def _windows(cfg: _Fields, n_layers: int, types: list[str] | None) -> list[tuple
     if isinstance(types, list):
         if len(types) != n_layers:
             raise InputError("config.layer_types", f"lists {len(types)} layers, the model has {n_layers}")
-        kinds = {"sliding_attention": (sliding, "sliding"), "chunked_attention": (chunk, "chunked")}
+        kinds = {"sliding_attention": (sliding, "sliding"), "chunked_attention": (chunk, "chunked"),
+                 **dict.fromkeys(_COMPRESSED_TYPES, (sliding, "sliding"))}  # fmt: skip
         out = [kinds.get(t, full) for t in types]
         if any(w is None and k != "full" for w, k in out):
             raise InputError("config.sliding_window", "layer_types names windowed layers but gives no window size")
@@ -947,8 +1059,14 @@ _KEEP_PATTERNS = {"attn": "attention", "router": "router", "embed": "embedding",
                   "shared_expert": "shared_experts", "mlp\\.(gate": "mlp"}  # the last: compressed-tensors' regex
 
 
-def _quantization(qc: Any) -> Quantization | None:
-    """The checkpoint's own storage from ``quantization_config`` (fp8 with block scales, MXFP4, NVFP4, AWQ/GPTQ)."""
+def _quantization(qc: Any, expert_dtype: Any = None) -> Quantization | None:
+    """The checkpoint's own storage from ``quantization_config`` (fp8 with block scales, MXFP4, NVFP4, AWQ/GPTQ).
+    A checkpoint whose experts are stored smaller than the rest (DeepSeek-V4's FP4 experts beside FP8 attention,
+    ``expert_dtype``; a compressed-tensors checkpoint's lowest-bit group) is taken at its experts' dtype: they are
+    nearly all of its weights."""
+    expert = str(expert_dtype or (qc.get("expert_dtype") if isinstance(qc, Mapping) else "") or "").lower()
+    if expert in ("fp4", "mxfp4", "nvfp4"):  # DeepSeek's own FP4 is E2M1 with a power-of-two scale per 32: MXFP4
+        return Quantization("nvfp4" if expert == "nvfp4" else "mxfp4")
     if not isinstance(qc, Mapping):
         return None
     method = str(qc.get("quant_method", "")).lower()
@@ -957,7 +1075,8 @@ def _quantization(qc: Any) -> Quantization | None:
     groups = qc.get("config_groups")
     weights: Mapping[str, Any] = {}
     if method == "compressed-tensors" and isinstance(groups, Mapping) and groups:  # Kimi-K2.5's INT4 experts
-        weights = next(iter(groups.values())).get("weights") or {}
+        weights = min((group.get("weights") or {} for group in groups.values()),
+                      key=lambda w: w.get("num_bits") or 16)  # fmt: skip
         bits = weights.get("num_bits")
         if weights.get("type") == "float":
             algo = {4: "nvfp4", 8: "fp8"}.get(bits, algo)

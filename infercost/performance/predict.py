@@ -508,7 +508,7 @@ def _usable(profile: ThroughputProfile) -> bool:
 
 
 def parse_roofline(source: str) -> tuple[str, str, int, str]:
-    """``roofline:MODEL@NxGPU:DTYPE`` → (model, gpu, gpus, dtype)."""
+    """``roofline:MODEL@NxGPU:DTYPE`` → (model, gpu, gpus, dtype); without ``:DTYPE``, "" (the checkpoint's own)."""
     match = ROOFLINE_SOURCE.match(source)
     if not match:
         raise InputError("source", f"expected roofline:MODEL@NxGPU:DTYPE (e.g. roofline:meta-llama/Llama-3.1-8B-"
@@ -516,7 +516,7 @@ def parse_roofline(source: str) -> tuple[str, str, int, str]:
     gpus = int(match["gpus"])
     if not 1 <= gpus <= 64:
         raise InputError("source", f"GPU count must be 1 to 64, got {gpus}")
-    return match["model"], match["gpu"], gpus, weights_dtype(match["dtype"] or "bf16")
+    return match["model"], match["gpu"], gpus, weights_dtype(match["dtype"]) if match["dtype"] else ""
 
 
 # Weight-only formats engines run on GPUs without their tensor cores, widening the values to 16 bits before each
@@ -580,19 +580,23 @@ def predict_roofline(
     release asked for where one is bundled), with
     the KV cache in ``kv_dtype`` if given (``profiles.kv_dtype_for`` otherwise); concurrencies whose KV caches do not
     fit are left out. ``model`` is anything ``models show`` resolves (``profiles.roofline_architecture``: ``config``, a
-    config.json or model directory, names a model the bundle lacks)."""
+    config.json or model directory, names a model the bundle lacks); an empty ``dtype`` is the checkpoint's own (as
+    it is served unless told otherwise: gpt-oss in MXFP4, DeepSeek-V4 with FP4 experts)."""
     _check_shape(input_len, output_len)
     kv_dtype = kv_cache_dtype(kv_dtype) if kv_dtype else None
-    dtype, engine, release = weights_dtype(dtype), engine_name(engine), engine_release(release)
+    engine, release = engine_name(engine), engine_release(release)
     # an unknown GPU is refused first (engine_hardware), then an unknown model (roofline_architecture), then dtype
-    replica = engine_hardware(gpu, gpus, dtype)
+    datasheet = gpu_spec(gpu)
     architecture = roofline_architecture(model, config)
+    dtype = weights_dtype(dtype or architecture.default_dtype)
+    replica = engine_hardware(gpu, gpus, dtype)
     shape = model_shape(architecture)
     setup_for(model, replica, dtype, ENGINE_PRESETS["vllm"], shape)
-    datasheet = gpu_spec(gpu)
     gpu = datasheet.gpu  # as the catalog names it ("H100" is "H100 SXM"): the tables' hardware is named so
     over = architecture.over_context(input_len + output_len)
-    setup_notes = _check_native(datasheet, dtype) + ([f"{over}, as simulated here"] if over else [])
+    sparse = architecture.sparse_attention_note(input_len + output_len)
+    setup_notes = (_check_native(datasheet, dtype) + ([f"{over}, as simulated here"] if over else [])
+                   + ([sparse] if sparse else []))  # fmt: skip
     nvidia = datasheet.vendor == "NVIDIA"
     if engine == "tensorrt-llm" and not nvidia:
         raise InputError("engine", f"TensorRT-LLM runs on NVIDIA GPUs only and {datasheet.gpu} is "

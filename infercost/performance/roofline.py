@@ -44,12 +44,12 @@ class ModelShape:
     # What attention caches and computes where it is not plain GQA over every layer: values per token of the
     # full-attention layers (MLA: its latent and rope key), of the windowed layers (each holding at most ``window``),
     # and FLOPs one token spends per cached token over all layers (0: from the heads).
-    kv_values_per_token: int = 0
+    kv_values_per_token: float = 0  # DeepSeek-V4's compressed branches: fractions of a value a token
     window_kv_values_per_token: int = 0
     window: int = 0
-    attention_flops_per_pair: int = 0
+    attention_flops_per_pair: float = 0
     window_attention_flops_per_pair: int = 0
-    decode_attention_flops_per_pair: int = 0  # a decoding token's, where it differs (MLA decodes absorbed)
+    decode_attention_flops_per_pair: float = 0  # a decoding token's, where it differs (MLA decodes absorbed)
     kv_shards: int = 0  # parts tensor parallelism can split a token's cache into (0: its KV heads; MLA's latent: 1)
     kept_params: int = 0  # parameters a quantized checkpoint keeps in 16 bits (its modules_to_not_convert)
     kept_matmul_params: int = 0  # of those, the ones every step reads
@@ -186,6 +186,9 @@ def model_shape(arch: Architecture) -> ModelShape:
     full = [arch.layer_attention(layer) for layer in layers if layer.window is None]
     windowed = [arch.layer_attention(layer) for layer in layers if layer.window is not None]
     cached = arch.cache_layers()  # a layer reusing another's cache attends over it, and adds nothing to it
+    # DeepSeek-V4's compressed branches: every layer's window is the windowed part, the branches the whole-context one
+    compressed_flops = sum(arch.layer_attention(layer).compressed_flops_per_context_token(layer.compress, layer.indexed)
+                           for layer in layers)  # fmt: skip
     parts = arch.params_by_part()
     kept = set(arch.quantization.keep_unquantized) if arch.quantization else set()
     kept_params = sum(parts.get(part, 0) for part in kept)
@@ -197,14 +200,16 @@ def model_shape(arch: Architecture) -> ModelShape:
         vocab_size=arch.vocab_size, tie_word_embeddings=arch.tie_word_embeddings,
         routed_expert_params=parts["experts"], num_experts=experts.num_experts if experts else 0,
         experts_per_token=experts.top_k if experts else 0, moe_layers=len(arch.moe_layers),
-        kv_values_per_token=sum(arch.layer_attention(layer).kv_values_per_token()
-                                for layer in cached if layer.window is None),
+        kv_values_per_token=sum((arch.layer_attention(layer).kv_values_per_token() if layer.window is None else 0)
+                                + arch.layer_attention(layer).compressed_values_per_token(layer.compress,
+                                                                                          layer.indexed)
+                                for layer in cached),
         window_kv_values_per_token=sum(arch.layer_attention(layer).kv_values_per_token()
                                        for layer in cached if layer.window is not None),
         window=max((layer.window or 0 for layer in layers), default=0),
-        attention_flops_per_pair=sum(a.flops_per_context_token() for a in full),
+        attention_flops_per_pair=sum(a.flops_per_context_token() for a in full) + compressed_flops,
         window_attention_flops_per_pair=sum(a.flops_per_context_token() for a in windowed),
-        decode_attention_flops_per_pair=sum(a.decode_flops_per_context_token() for a in full),
+        decode_attention_flops_per_pair=sum(a.decode_flops_per_context_token() for a in full) + compressed_flops,
         kv_shards=min(arch.layer_attention(layer).kv_shards() for layer in cached) if cached else attention.kv_shards(),
         kept_params=kept_params, kept_matmul_params=kept_params - sum(parts.get(p, 0) for p in kept & unread),
         vision_params=arch.vision_params, lookup_params=parts["per_layer_embedding"] + parts["position_embedding"],

@@ -15,3 +15,14 @@ def test_the_human_view_shows_what_one_user_gets_beside_the_aggregate(cli):
     for point, row in zip(points, rows, strict=True):
         assert float(row[column].replace(",", "")) == float(f"{1000 / point['mean_tpot_ms']:.4g}")
     assert float(rows[1][column]) < float(rows[0][column])  # 250 users each get less than one user alone
+
+
+def test_a_roofline_setup_without_a_dtype_is_priced_in_the_checkpoints_own(cli):
+    """gpt-oss-120b ships in MXFP4 only, yet roofline:gpt-oss-120b@1xH100 was priced in bfloat16 (234 GB) and refused
+    for want of memory; `models show` already took the checkpoint's own dtype. Naming one still decides."""
+    shape = ("--input-tokens", "1000", "--output-tokens", "100", "--concurrency", "1", "--json")
+    own = cli("throughput", "roofline:gpt-oss-120b@1xH100", *shape)
+    assert own.code == 0 and own.json()["dtype"] == "mxfp4"
+    asked = cli("throughput", "roofline:gpt-oss-120b@1xH100:bf16", *shape)
+    assert asked.code == 2 and "bfloat16" in asked.stderr and "gpus" in asked.stderr
+    assert cli("throughput", "roofline:llama-3.1-8b@1xH100", *shape).json()["dtype"] == "bfloat16"
