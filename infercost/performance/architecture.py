@@ -546,22 +546,28 @@ class Architecture:
         """The attention layers that keep a KV cache of their own (not those reusing another layer's)."""
         return tuple(layer for layer in self.layers if layer.mixer == "attention" and not layer.shares_kv)
 
-    def kv_bytes_per_sequence(self, context: int, kv_dtype: str | None = None) -> float:
-        """Cache bytes of one sequence of ``context`` tokens: full layers hold all of them, windowed layers at most
-        their window, Mamba layers their fixed state."""
-        per_value = DTYPES[normalize_dtype(kv_dtype) if kv_dtype else self.default_kv_dtype()].value_bytes
+    def state_bytes_per_sequence(self) -> float:
+        """Bytes of the fixed state a sequence keeps however long it is: each Mamba2 or Gated DeltaNet layer's
+        convolution inputs and recurrent state, in its own dtype (Qwen3.5's in fp32)."""
         total = 0.0
         for layer in self.layers:
-            if layer.mixer == "attention" and not layer.shares_kv:
-                attention = self.layer_attention(layer)
-                tokens = context if layer.window is None else min(context, layer.window)
-                total += tokens * attention.kv_values_per_token() * per_value
-                total += context * attention.compressed_values_per_token(layer.compress, layer.indexed) * per_value
-            elif layer.mixer == "mamba" and self.mamba:
+            if layer.mixer == "mamba" and self.mamba:
                 total += self.mamba.state_values() * DTYPES[self.mamba.state_dtype].value_bytes
             elif layer.mixer == "linear_attention" and self.linear_attention:
                 linear = self.linear_attention
                 total += linear.state_values() * DTYPES[linear.state_dtype].value_bytes
+        return total
+
+    def kv_bytes_per_sequence(self, context: int, kv_dtype: str | None = None) -> float:
+        """Cache bytes of one sequence of ``context`` tokens: full layers hold all of them, windowed layers at most
+        their window, Mamba layers their fixed state."""
+        per_value = DTYPES[normalize_dtype(kv_dtype) if kv_dtype else self.default_kv_dtype()].value_bytes
+        total = self.state_bytes_per_sequence()
+        for layer in self.cache_layers():
+            attention = self.layer_attention(layer)
+            tokens = context if layer.window is None else min(context, layer.window)
+            total += tokens * attention.kv_values_per_token() * per_value
+            total += context * attention.compressed_values_per_token(layer.compress, layer.indexed) * per_value
         return total
 
     def default_kv_dtype(self, dtype: str | None = None) -> str:

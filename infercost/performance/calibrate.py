@@ -42,7 +42,7 @@ from infercost.performance.engine import (
     StepCost,
     Trace,
     compute_exponent,
-    held_window_tokens,
+    held_extra_tokens,
     kv_capacity_tokens,
     simulate_closed_loop,
     simulate_offline,
@@ -505,7 +505,7 @@ def full_batch(setup: Setup, input_len: int, output_len: int) -> int:
     """The sequences an engine runs at once while its queue never empties: its batch limit, or as many as its KV
     cache holds whole (a setup with a calibration applied)."""
     config = setup.config
-    sequence = input_len + output_len + held_window_tokens(setup.cost, config, input_len + output_len)
+    sequence = input_len + output_len + held_extra_tokens(setup.cost, config, input_len + output_len)
     held = config.kv_capacity_tokens / sequence
     return max(1, min(config.max_batch, int(held) if math.isfinite(held) else config.max_batch))
 

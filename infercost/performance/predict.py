@@ -43,8 +43,8 @@ from infercost.performance.engine import (
     ENGINE_PRESETS,
     RELEASE_PATTERN,
     engine_preset,
+    held_extra_tokens,
     held_weight_bytes,
-    held_window_tokens,
 )
 from infercost.performance.expected_error import (
     compounded,
@@ -74,7 +74,7 @@ from infercost.performance.validation import MISFIT, Table, fit_error, fit_table
 from infercost.pricing import GpuSpec, gpu_spec
 
 DEFAULT_CONCURRENCIES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
-ENGINE_MODEL_VERSION = 13  # bump when the simulation or the fit changes, so stored calibrations are refitted
+ENGINE_MODEL_VERSION = 14  # bump when the simulation or the fit changes, so stored calibrations are refitted
 ROOFLINE_SOURCE = re.compile(r"^roofline:(?P<model>[^@]+)@(?P<gpus>\d+)x(?P<gpu>[^:]+)(?::(?P<dtype>[\w.]+))?$")
 
 
@@ -660,7 +660,7 @@ def predict_roofline(
                         else "the server's batch and step budget shared among the ranks"))  # fmt: skip
     config = calibration.applied_to(setup).config
     capacity = config.kv_capacity_tokens
-    sequence_tokens = input_len + output_len + held_window_tokens(setup.cost, config, input_len + output_len)
+    sequence_tokens = input_len + output_len + held_extra_tokens(setup.cost, config, input_len + output_len)
     if not capacity:
         raise InputError("gpus", f"{model}'s weights at {dtype} ({held_weight_bytes(setup.shape, dtype) / 1e9:,.0f} "
                                  f"GB) leave no room for a KV cache on {hardware.gpus}x {hardware.gpu} "

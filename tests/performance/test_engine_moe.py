@@ -436,7 +436,7 @@ def test_each_engines_moe_compute_and_request_priors_are_its_setups_median_fit()
         assert preset.moe_request_ms_prior == pytest.approx(stored[f"request_ms_{engine}"], rel=0.05, abs=0.1), engine
     setup = engine_setup(find_profile("published:aic-sglang-0.5.10.post1-deepseek-v3-4xb300-fp4-tp4-dp1-ep4-"
                                       "1024in-1024out"))
-    assert prior_for(setup)[[COMPUTE, REQUEST]] == pytest.approx([2.4, 32.6])
+    assert prior_for(setup)[[COMPUTE, REQUEST]] == pytest.approx([2.4, 35.6])
     nim = prior_for(replace(setup, engine=NIM_ENGINE))
     assert nim[[COMPUTE, REQUEST]] == pytest.approx(MOE_PRIOR[[COMPUTE, REQUEST]])
 
@@ -697,3 +697,25 @@ def test_a_roofline_of_a_model_with_no_table_carries_the_error_measured_for_that
         low, high = point_range(point, error)["output_throughput"]
         assert low == pytest.approx(point.output_throughput / (1 + error["request_throughput"]["p90"]))
         assert high == pytest.approx(point.output_throughput / (1 + error["request_throughput"]["p10"]))
+
+
+def test_a_hybrid_models_recurrent_state_takes_cache_and_is_read_by_every_step() -> None:
+    """Nemotron-3-Nano keeps 50 MB of fp32 Mamba2 state per sequence (23 layers) beside 3 KB of KV cache a token
+    at FP8: the state is worth 16,254 tokens of cache. It was counted nowhere, so on one H100 1,024 users of 1,000 +
+    300 tokens all ran, 51 GB of state in the ~50 GB the weights leave; and a decode step did not read it (at 256
+    users, 12.8 GB a step). Now a sequence holds its state in the capacity's count and every step reads it once."""
+    from infercost.performance.engine import held_extra_tokens
+    from infercost.performance.predict import Load, predict_roofline
+
+    hardware = engine_hardware("H100 SXM", 1, "fp8")
+    nano = setup_for("nemotron-3-nano-30b-a3b", hardware, "fp8", ENGINE_PRESETS["vllm"])
+    state = nano.shape.state_bytes_per_sequence
+    assert state == 23 * ((4096 + 2 * 8 * 128) * 3 + 64 * 64 * 128) * 4  # conv inputs and SSM state, fp32
+    assert nano.cost.state_tokens(0.0) == -(-state // nano.cost.kv_bytes_per_token) == 16_254
+    assert held_extra_tokens(nano.cost, nano.config, 1300) == 16_254
+    decode_kv = nano.cost.decode(256, 256 * 1300)[2] * nano.cost.bandwidth_bytes_per_ms
+    assert decode_kv == pytest.approx(nano.cost.kv_bytes_per_token * 256 * 1300 + 256 * state)
+    predicted = predict_roofline("nemotron-3-nano-30b-a3b", "H100", 1, "fp8", 1000, 300,
+                                 Load(concurrencies=(1, 256, 1024)))  # fmt: skip
+    levels = [point.level for point in predicted.points]
+    assert levels == [1, 256] and any("787 users" in note for note in predicted.notes)
