@@ -304,3 +304,34 @@ def test_an_engine_release_and_layout_picked_on_compare_survive_a_detour_and_a_r
     expect(yours).to_contain_text(added)
     expect(page.get_by_test_id("stDataFrame").first).to_contain_text("deepseek-r1 · 4× B200")
     page.screenshot(path=str(tmp_path / "compare-release-after-reload.png"), full_page=True)
+
+
+def test_deepseek_v4_flash_on_compare_is_priced_in_its_own_fp4_and_survives_a_detour_and_a_reload(page, tmp_path):
+    """DeepSeek-V4 was refused ("unknown architecture" for its compressed attention), so the comparison people come
+    for (these weights on our GPUs, or the same weights from an API) could not be made. Picked on Compare it is a
+    setup in its checkpoint's own FP4 experts beside the DeepInfra and Nebius offers of the same weights, and it
+    stays there across a visit to Models and a reload."""
+    page.get_by_text("Cheapest API per month").wait_for(timeout=WAIT_MS)
+    go_to(page, "Compare")
+    open_expander(page, "Add a self-host setup")
+    choose(page, "Model", "deepseek-v4-flash")
+    choose(page, "Engine", "SGLang")
+    gpu = page.get_by_test_id("stSelectbox").filter(has=page.get_by_text("GPU", exact=True)).locator("input")
+    open_list(page, gpu)
+    gpu.fill("B200")
+    page.get_by_role("option", name="B200", exact=True).click()
+    settle(page)
+    page.screenshot(path=str(tmp_path / "compare-v4-form.png"), full_page=True)
+    page.get_by_role("button", name="Add setup").click()
+    settle(page)
+    yours = page.get_by_test_id("stMultiSelect").filter(has_text="Your setups")
+    expect(yours).to_contain_text("deepseek-v4-flash · 1× B200 (mxfp4, sglang")
+    go_to(page, "Models")
+    go_to(page, "Compare")
+    expect(yours).to_contain_text("deepseek-v4-flash · 1× B200 (mxfp4, sglang")
+    page.reload()
+    page.get_by_role("heading", name="Compare APIs and self-hosting").first.wait_for(timeout=WAIT_MS)
+    settle(page)
+    expect(yours).to_contain_text("deepseek-v4-flash · 1× B200 (mxfp4, sglang")
+    expect(page.get_by_test_id("stDataFrame").first).to_contain_text("deepseek-v4-flash · 1× B200")
+    page.screenshot(path=str(tmp_path / "compare-v4-after-reload.png"), full_page=True)

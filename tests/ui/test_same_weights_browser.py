@@ -1,4 +1,5 @@
-"""Compare's *Same weights* tab in real Chromium at 1400 px: the four models people compare most, each with its
+"""Compare's *Same weights* tab in real Chromium at 1400 px: the models people compare most (DeepSeek-V4-Flash, refused
+before its compressed attention was read, among them), each with its
 API offers and setups in one table and one chart; the workload set on the Bill page reaches the answer, and survives a
 reload. Screenshots go to the test's tmp_path (and to $INFERCOST_SCREENSHOTS when set)."""
 
@@ -11,7 +12,8 @@ from tests.support.browser import settle
 
 pytestmark = pytest.mark.browser
 TAB = "Same weights: API or self-host"
-MODELS = ["openai/gpt-oss-120b", "deepseek-ai/DeepSeek-V3", "Qwen/Qwen3-235B-A22B", "meta-llama/Llama-3.1-8B-Instruct"]
+MODELS = ["openai/gpt-oss-120b", "deepseek-ai/DeepSeek-V3", "Qwen/Qwen3-235B-A22B", "meta-llama/Llama-3.1-8B-Instruct",
+          "deepseek-ai/DeepSeek-V4-Flash"]
 
 
 def shot(page, tmp_path: Path, name: str) -> None:
