@@ -98,7 +98,7 @@ _CLASS_DEFAULTS: dict[str, dict[str, Any]] = {
     "deepseek_v32": {"router_bias": True},
     "deepseek_v4": {"router_bias": True},  # none in its first (hash-routed) layers: 256 values each
     "kimi_k2": {"router_bias": True},
-    "nemotron_h": {"norms_per_layer": 1, "router_bias": True},
+    "nemotron_h": {"router_bias": True},
     "ernie4_5_moe": {"router_bias": True},  # moe_statics.e_score_correction_bias
     "afmoe": {"qk_norm": True, "attn_output_gate": True, "norms_per_layer": 4, "router_bias": True},  # expert_bias
     # Older decoders whose MLP is two matrices (up, activation, down) with biases, LayerNorms with a bias, and
@@ -139,8 +139,8 @@ _TOPK_FIELDS = ("num_experts_per_tok", "experts_per_token", "moe_topk", "moe_k",
 class Layer:
     """One decoder layer: its token mixer and its feed-forward part."""
 
-    mixer: str  # "attention" | "mamba" | "linear_attention" (Gated DeltaNet) | "none"
-    ffn: str  # "dense" | "moe" | "none"
+    mixer: str  # "attention" | "mamba" | "linear_attention" (Gated DeltaNet) | "linear" (one h x h matrix) | "none"
+    ffn: str  # "dense" | "moe" | "linear" (one h x h matrix) | "none"
     window: int | None = None  # tokens a windowed attention layer keeps (sliding or chunked); None: all
     window_kind: str = "full"  # "full" | "sliding" | "chunked"
     attention: Attention | None = None  # this layer's own attention where it differs from the model's (Gemma 4)
@@ -278,16 +278,18 @@ class Experts:
     router_bias: bool = False
     shared_gate: bool = False  # Qwen3.5's shared_expert_gate: one sigmoid weight per token for the shared expert
     router_scale: bool = False  # Gemma 4: a learned scale over the router's input, one per hidden unit
+    latent: int = 0  # Nemotron 3's LatentMoE: routed experts work in this width, projected to and from the hidden size
     norms: int = 0  # norms the expert block adds to a layer (Gemma 4: 3, around experts run beside its dense MLP)
 
     def expert_params(self, hidden: int) -> int:
-        """Parameters of one routed expert."""
-        matrices = 3 if self.gated else 2
-        bias = (matrices - 1) * self.expert_intermediate + hidden if self.expert_bias else 0
-        return matrices * hidden * self.expert_intermediate + bias
+        """Parameters of one routed expert (in the latent width where experts have one)."""
+        matrices, width = 3 if self.gated else 2, self.latent or hidden
+        bias = (matrices - 1) * self.expert_intermediate + width if self.expert_bias else 0
+        return matrices * width * self.expert_intermediate + bias
 
     def shared_params(self, hidden: int) -> int:
-        return (3 if self.gated else 2) * hidden * self.shared_intermediate
+        """The shared experts, and the projections into and out of a latent expert width (every token runs them)."""
+        return (3 if self.gated else 2) * hidden * self.shared_intermediate + 2 * hidden * self.latent
 
     def router_params(self, hidden: int, hash_routed: bool = False) -> int:
         """The router's weights, its bias (none where experts are picked by token id: DeepSeek-V4's first layers)
@@ -453,8 +455,11 @@ class Architecture:
         parts["lm_head"] = (0 if self.tie_word_embeddings else self.vocab_size * h) + (self.vocab_size
                                                                                       if self.lm_head_bias else 0)
         parts["position_embedding"] = self.position_embeddings * h
-        norms = self.norms_per_layer * n_layers + 1
+        norms = 1  # the final one, and each layer's: norms_per_layer where it has both parts, half where one
         for layer in self.layers:
+            norms += self.norms_per_layer * ((layer.mixer != "none") + (layer.ffn != "none")) // 2
+            parts["attention"] += h * h if layer.mixer == "linear" else 0  # Llama-Nemotron's pruned to one matrix
+            parts["mlp"] += h * h if layer.ffn == "linear" else 0
             if layer.mixer == "attention":
                 attention = self.layer_attention(layer)
                 parts["attention"] += attention.params(h, layer.shares_kv) + attention.compressor_params(
@@ -663,6 +668,7 @@ def from_config(config: Mapping[str, Any], name: str = "") -> Architecture:
                                  "ffn_dim", "n_inner", "ffn_hidden_size", default=0)  # fmt: skip
     dense_intermediate = dense_intermediate or cfg.int("mlp_ratio", default=0) * hidden  # GPT-2's n_inner null: 4h
     layers = _compressed_layers(cfg, _layer_overrides(cfg, layers, attention, dense_intermediate))
+    layers = _nas_blocks(cfg, layers, attention, hidden)
     if mamba is None and any(layer.mixer == "mamba" for layer in layers):
         raise InputError("config.mamba_num_heads", "a hybrid pattern names Mamba layers but the config has no "
                                                    "mamba_num_heads / mamba_head_dim / ssm_state_size")
@@ -794,7 +800,42 @@ def _experts(cfg: _Fields) -> Experts | None:
                    router_bias=bool(cfg.get("router_bias", default=False)),
                    shared_gate=bool(cfg.get("shared_expert_gate", default=False)),
                    router_scale=bool(cfg.get("router_scale", default=False)),
-                   norms=cfg.int("expert_block_norms", default=0))  # fmt: skip
+                   norms=cfg.int("expert_block_norms", default=0),
+                   latent=cfg.int("moe_latent_size", default=0))  # fmt: skip
+
+
+def _nas_blocks(cfg: _Fields, layers: tuple[Layer, ...], attention: Attention, hidden: int) -> tuple[Layer, ...]:
+    """Llama-Nemotron's layers as its architecture search left them (DeciLM's ``block_configs``, model_type
+    nemotron-nas): a layer's attention has its own KV heads (``n_heads_in_group`` query heads to one), or is gone
+    (``no_op``) or one hidden x hidden matrix (``replace_with_linear``); its MLP has its own width (``ffn_mult``:
+    ``2/3 ffn_mult h`` rounded up to a multiple of 256, as vLLM and TensorRT-LLM size it), or is gone or one matrix."""
+    blocks = cfg.get("block_configs")
+    if not isinstance(blocks, list):
+        return layers
+    if len(blocks) != len(layers):
+        raise InputError("config.block_configs", f"lists {len(blocks)} layers, the model has {len(layers)}")
+    out = []
+    for layer, block in zip(layers, blocks, strict=True):
+        attn, ffn = block.get("attention") or {}, block.get("ffn") or {}
+        if attn.get("sparsify") or attn.get("num_sink_tokens"):
+            raise InputError("config.block_configs", "names sparsified or sink attention, which this reader does not "
+                                                     "size: not simulated rather than simulated wrong")  # fmt: skip
+        own, mixer = None, "none" if attn.get("no_op") else "linear" if attn.get("replace_with_linear") else "attention"
+        if mixer == "attention":
+            group = int(attn.get("n_heads_in_group") or 1)
+            if attention.num_heads % group:
+                raise InputError("config.block_configs", f"n_heads_in_group {group} does not divide "
+                                                         f"{attention.num_heads} attention heads")  # fmt: skip
+            kv_heads = attention.num_heads // group
+            own = replace(attention, num_kv_heads=kv_heads,
+                          kind="mha" if group == 1 else "mqa" if kv_heads == 1 else "gqa")  # fmt: skip
+        ffn_kind = "none" if ffn.get("no_op") else "linear" if ffn.get("replace_with_linear") else "dense"
+        width = -(-int(2 * float(ffn.get("ffn_mult") or 0) * hidden / 3) // 256) * 256 if ffn_kind == "dense" else 0
+        window = attn.get("window_length")
+        out.append(replace(layer, mixer=mixer, ffn=ffn_kind, attention=own, mlp_intermediate=width,
+                           window=int(window) if window else layer.window,
+                           window_kind="sliding" if window else layer.window_kind))  # fmt: skip
+    return tuple(out)
 
 
 def _per_layer_input_size(cfg: _Fields) -> int:

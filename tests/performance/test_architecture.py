@@ -146,6 +146,10 @@ PUBLISHED = [
     ("qwen3.5-397b-a17b", 397e9, 17e9, 1e9, "Qwen3.5-397B-A17B model card: 397B total, 17B activated"),
     ("deepseek-v4-flash", 284e9, 13e9, 1e9, "DeepSeek-V4 release (2026-04-24): V4-Flash 284B total, 13B activated"),
     ("deepseek-v4-pro", 1.6e12, 49e9, 1e9, "DeepSeek-V4 release (2026-04-24): V4-Pro 1.6T total, 49B activated"),
+    ("llama-3.3-nemotron-super-49b", 49.9e9, None, 0.1e9, "Hugging Face safetensors metadata, "
+                                                         "nvidia/Llama-3_3-Nemotron-Super-49B-v1: 49.9B"),
+    ("nemotron-3-super-120b-a12b", 120e9, 12e9, 1e9, "its name and model card: 120B total, 12B active"),
+    ("nemotron-3-ultra-550b-a55b", 550e9, 55e9, 1e9, "its name and model card: 550B total, 55B active"),
 ]  # fmt: skip
 _TOTAL_PRECISION = {"deepseek-v4-pro": 0.05e12}  # published to two figures ("1.6T"): 1.573T rounds to it
 
@@ -186,6 +190,8 @@ def test_parameter_count_equals_what_transformers_builds(name):
     from transformers import AutoConfig, AutoModelForCausalLM
 
     config = copy.deepcopy(bundled_config(name))
+    if config["model_type"] == "nemotron-nas":
+        pytest.skip("DeciLM is remote code only: test_llama_nemotron_blocks_are_built_from_transformers_llama_layers")
     if config["model_type"] in _TEXT_MODEL_ONLY:
         config = config["text_config"]
     config["model_type"] = _TRANSFORMERS_TYPE.get(config["model_type"], config["model_type"])
@@ -421,6 +427,47 @@ def test_deepseek_v4_steps_read_its_window_and_whole_compressed_branches():
     assert shape.window_attention_flops_per_pair == 43 * 4 * 64 * 512
     assert shape.attention_flops == 21 * (4 * 64 * 512 + 2 * 64 * 128) / 4 + 20 * 4 * 64 * 512 / 128
     assert a.sparse_attention_note(2048) is None and "upper bound" in a.sparse_attention_note(9000)
+
+
+def test_llama_nemotron_blocks_are_built_from_transformers_llama_layers():
+    """Llama-3.3-Nemotron-Super-49B was read as a 23.6B model without MLPs (its config has no intermediate_size, only
+    block_configs) and with 64 KV heads in all 80 layers. DeciLM is remote code, so each block is built here from
+    transformers' own Llama attention and MLP at that block's KV heads and width (vLLM's and TensorRT-LLM's
+    ``_ffn_mult_to_intermediate_size``), without the attention its search dropped: the count must be exact."""
+    torch = pytest.importorskip("torch")
+    from transformers import LlamaConfig
+    from transformers.models.llama.modeling_llama import LlamaAttention, LlamaMLP
+
+    config = bundled_config("llama-3.3-nemotron-super-49b")
+    h, heads = config["hidden_size"], config["num_attention_heads"]
+    built = 2 * config["vocab_size"] * h + h  # untied embedding and head, final norm
+    for block in config["block_configs"]:
+        attention, ffn = block["attention"], block["ffn"]
+        width = -(-int(2 * ffn["ffn_mult"] * h / 3) // 256) * 256
+        layer = LlamaConfig(hidden_size=h, num_attention_heads=heads, intermediate_size=width,
+                            num_key_value_heads=heads // (attention["n_heads_in_group"] or 1))  # fmt: skip
+        with torch.device("meta"):
+            parts = [LlamaMLP(layer)] + ([] if attention["no_op"] else [LlamaAttention(layer, 0)])
+        built += sum(p.numel() for part in parts for p in part.parameters()) + len(parts) * h  # and their norms
+    a = arch("llama-3.3-nemotron-super-49b")
+    assert a.total_params == built == 49_867_145_216
+    assert len(a.attention_layers) == 49 and a.kv_bytes_per_token("bfloat16") == 49 * 2 * 8 * 128 * 2
+
+
+def test_nemotron_3_latent_experts_work_in_their_latent_width_as_transformers_builds_them():
+    """Nemotron 3 Super and Ultra route tokens to experts in a latent width (moe_latent_size, 1,024 and 2,048),
+    projected from and back to the hidden size: read at the hidden size, Super came out 458.6B for its 120.7B and
+    Ultra 2,094B for its 549.3B."""
+    torch = pytest.importorskip("torch")
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    for name in ("nemotron-3-super-120b-a12b", "nemotron-3-ultra-550b-a55b"):
+        config = copy.deepcopy(bundled_config(name))
+        with torch.device("meta"):
+            model = AutoModelForCausalLM.from_config(AutoConfig.for_model(**config))
+        built = sum(p.numel() for p in model.parameters())
+        built += sum(b.numel() for key, b in model.named_buffers() if "e_score_correction_bias" in key)
+        assert arch(name).total_params == built and arch(name).experts.latent == config["moe_latent_size"]
 
 
 def test_a_nemotron_h_config_saved_by_transformers_reads_as_the_published_one():
