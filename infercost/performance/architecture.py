@@ -132,7 +132,8 @@ _CLASS_DEFAULTS: dict[str, dict[str, Any]] = {
 # The parts a quantized checkpoint stores in its dtype (the rest stay 16-bit).
 _MATMUL_PARTS = ("attention", "mlp", "per_layer_input", "experts", "shared_experts", "mamba", "linear_attention")
 _EXPERT_FIELDS = ("n_routed_experts", "num_local_experts", "num_experts", "moe_num_experts")  # the last: ERNIE-4.5's
-_TOPK_FIELDS = ("num_experts_per_tok", "experts_per_token", "moe_topk", "moe_k", "top_k_experts")
+_TOPK_FIELDS = ("num_experts_per_tok", "experts_per_token", "num_experts_per_token", "moe_topk", "moe_k",
+                "top_k_experts")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -197,14 +198,14 @@ class Attention:
                 di, hi = self.index_head_dim, self.index_n_heads
                 indexer = (self.q_lora_rank or hidden) * hi * di + hidden * di + 2 * di + hidden * hi
             return q + kv + n * self.v_head_dim * hidden + indexer
-        q_out, kv_out = n * d, self.num_kv_heads * d
-        kv_matrices = 0 if shares_kv else 1 if self.k_eq_v else 2
-        total = hidden * (q_out + kv_matrices * kv_out) + q_out * hidden + (hidden * q_out if self.output_gate else 0)
-        total += (q_out + kv_matrices * kv_out) if self.qkv_bias else 0
+        q_out, k_out, v_out = n * d, self.num_kv_heads * d, self.num_kv_heads * self.v_head_dim
+        kv_out = 0 if shares_kv else k_out + (0 if self.k_eq_v else v_out)
+        total = hidden * (q_out + kv_out) + n * self.v_head_dim * hidden + (hidden * q_out if self.output_gate else 0)
+        total += (q_out + kv_out) if self.qkv_bias else 0
         total += hidden if self.o_bias else 0
         if self.qk_norm:
             keys = 0 if shares_kv else 1
-            total += q_out + keys * kv_out if self.qk_norm_whole else (1 + keys) * d
+            total += q_out + keys * k_out if self.qk_norm_whole else (1 + keys) * d
         return total + (n if self.sinks else 0)
 
     def kv_values_per_token(self) -> int:
@@ -214,7 +215,7 @@ class Attention:
             return (self.kv_lora_rank or 0) + (self.qk_rope_head_dim or 0) + self.index_head_dim
         if self.kind == "compressed":
             return self.head_dim
-        return 2 * self.num_kv_heads * self.head_dim
+        return self.num_kv_heads * (self.head_dim + self.v_head_dim)
 
     def compressor_params(self, hidden: int, ratio: int, indexed: bool) -> int:
         """DeepSeek-V4's compressor of one entry per ``ratio`` tokens (kv and gate projections, a position bias per
@@ -668,7 +669,8 @@ def from_config(config: Mapping[str, Any], name: str = "") -> Architecture:
                                  "ffn_dim", "n_inner", "ffn_hidden_size", default=0)  # fmt: skip
     dense_intermediate = dense_intermediate or cfg.int("mlp_ratio", default=0) * hidden  # GPT-2's n_inner null: 4h
     layers = _compressed_layers(cfg, _layer_overrides(cfg, layers, attention, dense_intermediate))
-    layers = _nas_blocks(cfg, layers, attention, hidden)
+    layers = _shared_indexers(cfg, _nas_blocks(cfg, layers, attention, hidden), attention)
+    layers = _sliding_layer_attention(cfg, layers, attention)
     if mamba is None and any(layer.mixer == "mamba" for layer in layers):
         raise InputError("config.mamba_num_heads", "a hybrid pattern names Mamba layers but the config has no "
                                                    "mamba_num_heads / mamba_head_dim / ssm_state_size")
@@ -776,7 +778,7 @@ def _attention(cfg: _Fields, hidden: int) -> Attention:
         raise InputError("config.num_key_value_heads", f"{kv_heads} does not divide {heads} attention heads")
     head_dim = cfg.int("head_dim", "attention_head_dim", default=hidden // heads)
     kind = "mha" if kv_heads == heads else "mqa" if kv_heads == 1 else "gqa"
-    return Attention(kind, heads, kv_heads, head_dim, head_dim, **common)
+    return Attention(kind, heads, kv_heads, head_dim, cfg.int("v_head_dim", default=head_dim), **common)
 
 
 def _experts(cfg: _Fields) -> Experts | None:
@@ -836,6 +838,47 @@ def _nas_blocks(cfg: _Fields, layers: tuple[Layer, ...], attention: Attention, h
                            window=int(window) if window else layer.window,
                            window_kind="sliding" if window else layer.window_kind))  # fmt: skip
     return tuple(out)
+
+
+def _sliding_layer_attention(cfg: _Fields, layers: tuple[Layer, ...], attention: Attention) -> tuple[Layer, ...]:
+    """MiMo-V2-Flash's sliding-window layers have attention of their own (``swa_num_key_value_heads``,
+    ``swa_head_dim``, ``swa_v_head_dim``), and sinks on one kind of layer or the other
+    (``add_swa_attention_sink_bias``, ``add_full_attention_sink_bias``)."""
+    if cfg.get("swa_num_key_value_heads") is None or attention.kind == "mla":
+        return layers
+    kv_heads = cfg.int("swa_num_key_value_heads")
+    if attention.num_heads % max(kv_heads, 1) or not kv_heads:
+        raise InputError("config.swa_num_key_value_heads", f"{kv_heads} does not divide {attention.num_heads} "
+                                                           "attention heads")  # fmt: skip
+    head_dim = cfg.int("swa_head_dim", default=attention.head_dim)
+    sliding = replace(attention, num_kv_heads=kv_heads, head_dim=head_dim,
+                      v_head_dim=cfg.int("swa_v_head_dim", default=attention.v_head_dim),
+                      kind="mha" if kv_heads == attention.num_heads else "mqa" if kv_heads == 1 else "gqa",
+                      sinks=bool(cfg.get("add_swa_attention_sink_bias", default=attention.sinks)))  # fmt: skip
+    full = replace(attention, sinks=bool(cfg.get("add_full_attention_sink_bias", default=attention.sinks)))
+    return tuple(replace(layer, attention=sliding if layer.window_kind == "sliding" else full)
+                 if layer.mixer == "attention" else layer for layer in layers)  # fmt: skip
+
+
+def _shared_indexers(cfg: _Fields, layers: tuple[Layer, ...], attention: Attention) -> tuple[Layer, ...]:
+    """GLM-5.2's sparse-attention layers that reuse the previous full layer's top-k pick (``indexer_types`` "shared",
+    or its ``index_topk_pattern`` of F and S, or every ``index_topk_freq``-th layer from ``index_skip_topk_offset``,
+    as transformers lists them) have no indexer of their own: no weights, no indexer key cached."""
+    if not attention.index_head_dim:
+        return layers
+    types = cfg.get("indexer_types")
+    pattern = cfg.get("index_topk_pattern")
+    if not isinstance(types, list):
+        if isinstance(pattern, str | list):
+            types = [{"F": "full", "S": "shared"}.get(c, c) for c in pattern]
+        else:
+            freq = max(cfg.int("index_topk_freq", default=1), 1)
+            offset = cfg.int("index_skip_topk_offset", default=2)
+            types = ["full" if max(i - offset + 1, 0) % freq == 0 else "shared" for i in range(len(layers))]
+    _refuse_unknown("indexer_types", types, ("full", "shared"))
+    own = replace(attention, index_head_dim=0, index_n_heads=0)
+    return tuple(replace(layer, attention=own) if kind == "shared" and layer.mixer == "attention" else layer
+                 for layer, kind in zip(layers, types, strict=False))  # fmt: skip
 
 
 def _per_layer_input_size(cfg: _Fields) -> int:
@@ -943,6 +986,7 @@ _UNREAD_LAYOUTS = {
     "mamba_d_ssm": "Falcon-H1's Mamba2 heads beside attention in every layer",
     "attn_type_list": "MiniMax-01's lightning-attention layers",
     "block_types": "RecurrentGemma's recurrent blocks",
+    "linear_attn_config": "Kimi-Linear's and Kimi-K3's Kimi Delta Attention layers between MLA layers",
 }
 _RECURRENT_TYPES = ("mamba", "mamba2", "falcon_mamba", "rwkv", "rwkv5", "rwkv6", "rwkv7", "xlstm")
 
@@ -955,6 +999,8 @@ def _refuse_unread_layouts(cfg: _Fields) -> None:
         raise InputError("config.model_type", f"{model_type} is a recurrent model without attention layers, which "
                                               "this reader does not size")  # fmt: skip
     for name, layout in _UNREAD_LAYOUTS.items():
+        if name == "attn_type_list" and 0 not in (cfg.values.get(name) or [0]):
+            continue  # MiniMax-M2's lists every layer as softmax attention (1): no lightning layer to size
         if name in cfg.values:  # Bamba's default, null, makes every layer Mamba
             raise InputError(f"config.{name}", f"{layout}: a layout this reader does not size, so it is not "
                                                "simulated rather than simulated wrong")  # fmt: skip
@@ -985,13 +1031,13 @@ def _hybrid_pattern(cfg: _Fields) -> str | None:
     return "".join(_BLOCK_CHARACTERS[b] for b in blocks)
 
 
-# The layer types this reader sizes: attention over the whole context (DeepSeek-V3.2's "indexed" layers are MLA with
-# the indexer its fields give), within a window or chunk, Gated DeltaNet, Mamba2, DeepSeek-V4's window with a
-# compressed branch beside it (sparse, or heavily compressed). Any other (LFM's convolutions) is refused: read as
-# full attention, each was priced wrong.
+# The layer types this reader sizes: attention over the whole context (DeepSeek-V3.2's "indexed" layers and GLM-5.2's
+# "deepseek_sparse_attention" ones are MLA with the indexer its fields give), within a window or chunk, Gated
+# DeltaNet, Mamba2, DeepSeek-V4's window with a compressed branch beside it (sparse, or heavily compressed). Any other
+# (LFM's convolutions) is refused: read as full attention, each was priced wrong.
 _COMPRESSED_TYPES = {"compressed_sparse_attention": True, "heavily_compressed_attention": False}  # sparse (indexed)?
-_LAYER_TYPES = ("full_attention", "attention", "indexed_attention", "sliding_attention", "chunked_attention",
-                "linear_attention", "mamba", *_COMPRESSED_TYPES)  # fmt: skip
+_LAYER_TYPES = ("full_attention", "attention", "indexed_attention", "deepseek_sparse_attention", "sliding_attention",
+                "chunked_attention", "linear_attention", "mamba", *_COMPRESSED_TYPES)  # fmt: skip
 # mlp_layer_types: is the layer's MLP routed? (DeepSeek-V4's first layers route by token id: the same experts' work)
 _MLP_LAYER_TYPES = {"dense": False, "sparse": True, "moe": True, "hash_moe": True}
 
@@ -1003,6 +1049,9 @@ def _layer_types(cfg: _Fields, n_layers: int) -> list[str] | None:
     interval = cfg.get("full_attention_interval")
     if types is None and interval and cfg.get("linear_num_value_heads") is not None:
         return ["full_attention" if (i + 1) % int(interval) == 0 else "linear_attention" for i in range(n_layers)]
+    pattern = cfg.get("hybrid_layer_pattern")
+    if types is None and isinstance(pattern, list):  # MiMo-V2-Flash: 0 full attention, 1 sliding window
+        return ["sliding_attention" if kind else "full_attention" for kind in pattern]
     ratios = cfg.get("compress_ratios")
     if types is None and isinstance(ratios, list):  # DeepSeek-V4's config.json: 0 window only, else its rate,
         sparse_rate = _compress_rates(cfg)["compressed_sparse_attention"]  # the MTP layer's last (not served)

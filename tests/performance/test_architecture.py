@@ -470,6 +470,77 @@ def test_nemotron_3_latent_experts_work_in_their_latent_width_as_transformers_bu
         assert arch(name).total_params == built and arch(name).experts.latent == config["moe_latent_size"]
 
 
+# XiaomiMiMo/MiMo-V2-Flash's config.json, the fields that size it: full attention in 9 of 48 layers
+# (hybrid_layer_pattern 0), a 128-token window in the others with twice the KV heads, values narrower than keys.
+MIMO_V2_FLASH = {
+    "model_type": "mimo_v2_flash", "num_hidden_layers": 48, "hidden_size": 4096, "num_attention_heads": 64,
+    "num_key_value_heads": 4, "head_dim": 192, "v_head_dim": 128, "intermediate_size": 16384, "vocab_size": 152576,
+    "max_position_embeddings": 262144, "sliding_window": 128, "sliding_window_size": 128,
+    "attention_chunk_size": 128, "swa_num_attention_heads": 64, "swa_num_key_value_heads": 8, "swa_head_dim": 192,
+    "swa_v_head_dim": 128, "hybrid_layer_pattern": [0, 1, 1, 1, 1, 0] + ([1] * 5 + [0]) * 7,
+    "moe_layer_freq": [0] + [1] * 47, "moe_intermediate_size": 2048, "n_routed_experts": 256,
+    "num_experts_per_tok": 8, "add_swa_attention_sink_bias": True, "add_full_attention_sink_bias": False,
+    "tie_word_embeddings": False, "torch_dtype": "bfloat16",
+}  # fmt: skip
+
+
+def test_mimo_v2_flash_windowed_layers_have_attention_of_their_own_as_transformers_builds_them():
+    """MiMo-V2-Flash's values are 128 wide beside 192-wide keys, its sliding layers have twice the KV heads and
+    sinks, and hybrid_layer_pattern (not its attention_chunk_size) says which layers slide: read as 192-wide values
+    everywhere and a Llama-4-like chunk rule, its parameters were 0.2% over and its cache 36,864 bytes a token for
+    23,040 (9 full layers x 4 KV heads x (192 + 128) values x 2 bytes)."""
+    torch = pytest.importorskip("torch")
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    config = copy.deepcopy(MIMO_V2_FLASH)
+    with torch.device("meta"):
+        model = AutoModelForCausalLM.from_config(AutoConfig.for_model(**config))
+    a = from_config(config)
+    assert a.total_params == sum(p.numel() for p in model.parameters())
+    full = [i for i, kind in enumerate(config["hybrid_layer_pattern"]) if kind == 0]
+    assert [i for i, layer in enumerate(a.layers) if layer.window is None] == full == [0, 5, 11, 17, 23, 29, 35, 41, 47]
+    assert a.kv_bytes_per_token("bfloat16") == 9 * 4 * (192 + 128) * 2 == 23_040
+
+
+@pytest.mark.parametrize("listed", [True, False], ids=["indexer_types", "index_topk_freq"])
+def test_glm_5_2_layers_sharing_an_indexer_have_none_of_their_own_as_transformers_builds_them(listed):
+    """GLM-5.2 runs its sparse-attention indexer in one layer of four (index_topk_freq, from index_skip_topk_offset;
+    transformers saves the list as indexer_types and names the layers deepseek_sparse_attention): NVIDIA's NVFP4
+    copy was refused for that layer type, and zai-org's read with an indexer (and its cached key) in every layer,
+    0.07% over."""
+    torch = pytest.importorskip("torch")
+    from transformers import CONFIG_MAPPING, AutoConfig, AutoModelForCausalLM
+
+    config = CONFIG_MAPPING["glm_moe_dsa"](num_hidden_layers=9, index_topk_freq=4, index_skip_topk_offset=3,
+                                           layer_types=["deepseek_sparse_attention"] * 9).to_dict()  # fmt: skip
+    if not listed:
+        config = {**{k: v for k, v in config.items() if k != "indexer_types"}, "index_topk_freq": 4,
+                  "index_skip_topk_offset": 3}  # fmt: skip
+    with torch.device("meta"):
+        model = AutoModelForCausalLM.from_config(AutoConfig.for_model(**copy.deepcopy(config)))
+    built = sum(p.numel() for p in model.parameters())
+    built += sum(b.numel() for key, b in model.named_buffers() if "e_score_correction_bias" in key)
+    a = from_config(config)
+    assert a.total_params == built
+    indexed = [i for i, layer in enumerate(a.layers) if a.layer_attention(layer).index_head_dim]
+    assert indexed == [i for i, layer in enumerate(model.model.layers) if layer.self_attn.indexer is not None]
+
+
+def test_minimax_m2_lists_its_layers_as_softmax_attention_and_is_read():
+    """MiniMax-M2.7's config (and NVIDIA's NVFP4 copies of M2.5 and M2.7) lists every layer's attention type, all 1
+    (softmax): refused as MiniMax-01's lightning attention, which a 0 would name. A 0 is still refused; so are
+    Kimi-Linear's and Kimi-K3's delta-attention layers."""
+    m2 = bundled_config("minimax-m2.5")
+    listed = from_config({**m2, "attn_type_list": [1] * m2["num_hidden_layers"]})
+    assert listed.total_params == arch("minimax-m2.5").total_params
+    with pytest.raises(InputError) as raised:
+        from_config({**m2, "attn_type_list": [0, 1] * (m2["num_hidden_layers"] // 2)})
+    assert raised.value.field == "config.attn_type_list"
+    with pytest.raises(InputError) as raised:
+        from_config({**bundled_config("kimi-k2"), "linear_attn_config": {"kda_layers": [1, 2, 3]}})
+    assert raised.value.field == "config.linear_attn_config"
+
+
 def test_a_nemotron_h_config_saved_by_transformers_reads_as_the_published_one():
     """transformers 5 saves Nemotron-H's layer pattern as a layers_block_type list, without num_hidden_layers or
     hybrid_override_pattern: a model directory it wrote was refused for a missing layer count."""
