@@ -55,6 +55,15 @@ def open_list(page, box) -> None:
     page.get_by_role("listbox").wait_for(timeout=3_000)
 
 
+def choose_gpu(page, gpu: str) -> None:
+    """The GPU box of a self-host setup (its label, "GPU", is inside others': matched exactly)."""
+    box = page.get_by_test_id("stSelectbox").filter(has=page.get_by_text("GPU", exact=True)).locator("input")
+    open_list(page, box)
+    box.fill(gpu)
+    page.get_by_role("option", name=gpu, exact=True).click()
+    settle(page)
+
+
 def choose(page, label: str, option: str) -> None:
     """Pick an option by typing it into the box and clicking it, opening the list again where a redraw took the
     option away under the click (a busy CI machine: "element was detached from the DOM" for the whole timeout)."""
@@ -282,11 +291,7 @@ def test_an_engine_release_and_layout_picked_on_compare_survive_a_detour_and_a_r
     choose(page, "Weights", "nvfp4")
     choose(page, "Engine", "SGLang")
     choose(page, "Engine release", "0.5.9")
-    gpu = page.get_by_test_id("stSelectbox").filter(has=page.get_by_text("GPU", exact=True)).locator("input")
-    open_list(page, gpu)
-    gpu.fill("B200")
-    page.get_by_role("option", name="B200", exact=True).click()
-    settle(page)
+    choose_gpu(page, "B200")
     set_number(page, "GPUs per replica", "4")
     choose(page, "Layout", "TP4 EP4 DP1")
     page.screenshot(path=str(tmp_path / "compare-release-form.png"), full_page=True)
@@ -316,11 +321,7 @@ def test_deepseek_v4_flash_on_compare_is_priced_in_its_own_fp4_and_survives_a_de
     open_expander(page, "Add a self-host setup")
     choose(page, "Model", "deepseek-v4-flash")
     choose(page, "Engine", "SGLang")
-    gpu = page.get_by_test_id("stSelectbox").filter(has=page.get_by_text("GPU", exact=True)).locator("input")
-    open_list(page, gpu)
-    gpu.fill("B200")
-    page.get_by_role("option", name="B200", exact=True).click()
-    settle(page)
+    choose_gpu(page, "B200")
     page.screenshot(path=str(tmp_path / "compare-v4-form.png"), full_page=True)
     page.get_by_role("button", name="Add setup").click()
     settle(page)
