@@ -13,9 +13,10 @@ Formulas (``h`` hidden size, ``L`` layers, ``V`` vocabulary, ``b(d)`` bytes per 
 - Attention, GQA/MQA/MHA: ``h * (n_q + 2 n_kv) * d_head + n_q * d_head * h`` (+ biases, q/k norms, sinks).
 - Attention, MLA (DeepSeek): ``h * r_q + r_q * n_q * (d_nope + d_rope)`` (or ``h * n_q * (d_nope + d_rope)`` without
   ``q_lora_rank``) ``+ h * (r_kv + d_rope) + r_kv * n_q * (d_nope + d_v) + n_q * d_v * h`` (+ the two LoRA norms).
-- MLP, gated: ``3 h I``; ``relu2`` (Nemotron-H): ``2 h I``. A MoE layer: ``E`` routed experts of ``3 h I_moe`` each,
-  a router ``h E``, shared experts ``3 h I_shared``. Active per token: the router, the shared experts and ``k`` of the
-  ``E`` routed experts.
+- MLP, gated: ``3 h I``; ``relu2`` (Nemotron-H) and older decoders' (GPT-2, Falcon, Phi): ``2 h I`` (+ biases). A
+  MoE layer: ``E`` routed experts of ``3 h I_moe`` each (in a latent width, Nemotron 3), a router ``h E``, shared
+  experts ``3 h I_shared``. Active per token: the router, the shared experts and ``k`` of the ``E`` routed experts.
+- DeepSeek-V4 and Llama-Nemotron's pruned layers: ``Attention.params`` / ``compressor_params`` and ``_nas_blocks``.
 - Mamba2 mixer: ``in_proj h (2 d_in + 2 g N + H) + conv (d_in + 2 g N) K + out_proj d_in h`` (+ ``A``, ``D``, ``dt``,
   its norm), with ``d_in = H * d_mamba``. Gated DeltaNet (Qwen3.5): ``h (C + n_v d_v + 2 n_v) + C K + n_v d_v h`` (+
   ``dt_bias``, ``A_log``, its norm), ``C = 2 n_k d_k + n_v d_v``; a state of ``C (K - 1) + n_v d_k d_v`` per sequence.
@@ -109,7 +110,7 @@ _CLASS_DEFAULTS: dict[str, dict[str, Any]] = {
     "gpt_neox": {"gated_mlp": False, "mlp_bias": True, "attention_bias": True, "norm_bias": True},
     "opt": {"gated_mlp": False, "mlp_bias": True, "attention_bias": True, "norm_bias": True,
             "learned_positions": True, "position_offset": 2},
-    "falcon": {"gated_mlp": False, "norm_bias": True, "mlp_ratio": 4},  # its own norms and KV heads: _falcon
+    "falcon": {"gated_mlp": False, "norm_bias": True, "mlp_ratio": 4},  # norms, KV heads: _norms_per_layer, _attention
     "apertus": {"gated_mlp": False, "qk_norm": True, "mlp_activation_params": 2},  # xIELU's alpha_p and alpha_n
     "gpt2": {"gated_mlp": False, "mlp_bias": True, "attention_bias": True, "norm_bias": True,
              "learned_positions": True, "mlp_ratio": 4},
@@ -144,7 +145,7 @@ class Layer:
     ffn: str  # "dense" | "moe" | "linear" (one h x h matrix) | "none"
     window: int | None = None  # tokens a windowed attention layer keeps (sliding or chunked); None: all
     window_kind: str = "full"  # "full" | "sliding" | "chunked"
-    attention: Attention | None = None  # this layer's own attention where it differs from the model's (Gemma 4)
+    attention: Attention | None = None  # its own where it differs (Gemma 4, MiMo-V2, Llama-Nemotron, GLM-5.2)
     shares_kv: bool = False  # reuses an earlier layer's keys and values: no k/v weights, no cache of its own
     mlp_intermediate: int = 0  # this layer's dense MLP width where it differs from the model's (0: the model's)
     compress: int = 0  # DeepSeek-V4: tokens per entry of the compressed branch beside its window (0: none)
@@ -154,7 +155,7 @@ class Layer:
 
 @dataclass(frozen=True)
 class Attention:
-    """The attention of every attention layer (one shape for all of them in today's models)."""
+    """The model's attention (a layer may have its own: ``Layer.attention``)."""
 
     kind: str  # "mha" | "gqa" | "mqa" | "mla" | "compressed" (DeepSeek-V4)
     num_heads: int
@@ -453,8 +454,8 @@ class Architecture:
                  "hyper_connections", "norms", "vision")
         parts = dict.fromkeys(names, 0)
         parts["embedding"] = self.vocab_size * h
-        parts["lm_head"] = (0 if self.tie_word_embeddings else self.vocab_size * h) + (self.vocab_size
-                                                                                      if self.lm_head_bias else 0)
+        head_bias = self.vocab_size if self.lm_head_bias else 0
+        parts["lm_head"] = (0 if self.tie_word_embeddings else self.vocab_size * h) + head_bias
         parts["position_embedding"] = self.position_embeddings * h
         norms = 1  # the final one, and each layer's: norms_per_layer where it has both parts, half where one
         for layer in self.layers:
@@ -542,11 +543,16 @@ class Architecture:
         return total
 
     def kv_bytes_per_token(self, kv_dtype: str | None = None) -> float:
-        """Bytes one token adds to the cache of the layers whose cache grows without bound (full attention)."""
+        """Bytes one token adds to the cache of the layers whose cache grows without bound: full attention, and
+        DeepSeek-V4's compressed branches (a fraction of an entry a token)."""
         per_value = DTYPES[normalize_dtype(kv_dtype) if kv_dtype else self.default_kv_dtype()].value_bytes
+        return self.growing_kv_values() * per_value
+
+    def growing_kv_values(self) -> float:
+        """Values one token adds to the caches that grow with the context (``kv_bytes_per_token``'s)."""
         return sum((self.layer_attention(layer).kv_values_per_token() if layer.window is None else 0)
                    + self.layer_attention(layer).compressed_values_per_token(layer.compress, layer.indexed)
-                   for layer in self.cache_layers()) * per_value  # fmt: skip
+                   for layer in self.cache_layers())  # fmt: skip
 
     def cache_layers(self) -> tuple[Layer, ...]:
         """The attention layers that keep a KV cache of their own (not those reusing another layer's)."""

@@ -55,7 +55,7 @@ class ModelShape:
     kept_matmul_params: int = 0  # of those, the ones every step reads
     vision_params: int = 0  # a multimodal checkpoint's vision tower: in memory, not read for text
     lookup_params: int = 0  # per-layer input embeddings (Gemma 4), a position table: in memory, a row per token read
-    state_bytes_per_sequence: float = 0  # Mamba2 / Gated DeltaNet layers' fixed state: read and written every step
+    state_bytes_per_sequence: float = 0  # Mamba2 / Gated DeltaNet layers' fixed state: every step updates it
 
     @property
     def kind(self) -> str:
@@ -201,10 +201,7 @@ def model_shape(arch: Architecture) -> ModelShape:
         vocab_size=arch.vocab_size, tie_word_embeddings=arch.tie_word_embeddings,
         routed_expert_params=parts["experts"], num_experts=experts.num_experts if experts else 0,
         experts_per_token=experts.top_k if experts else 0, moe_layers=len(arch.moe_layers),
-        kv_values_per_token=sum((arch.layer_attention(layer).kv_values_per_token() if layer.window is None else 0)
-                                + arch.layer_attention(layer).compressed_values_per_token(layer.compress,
-                                                                                          layer.indexed)
-                                for layer in cached),
+        kv_values_per_token=arch.growing_kv_values(),
         window_kv_values_per_token=sum(arch.layer_attention(layer).kv_values_per_token()
                                        for layer in cached if layer.window is not None),
         window=max((layer.window or 0 for layer in layers), default=0),
