@@ -442,6 +442,13 @@ class Architecture:
         bias = (matrices - 1) * width + self.hidden_size if self.mlp_bias else 0
         return matrices * self.hidden_size * width + bias + self.mlp_activation_params
 
+    @property
+    def attention_kind(self) -> str:
+        """The kind of attention most of its attention layers run (Llama-Nemotron's config names none: its blocks
+        are GQA)."""
+        kinds = [self.layer_attention(layer).kind for layer in self.layers if layer.mixer == "attention"]
+        return max(set(kinds), key=kinds.count) if kinds else self.attention.kind
+
     def layer_attention(self, layer: Layer) -> Attention:
         """The attention a layer runs: its own where it has one (Gemma 4's full layers), the model's otherwise."""
         return layer.attention or self.attention
@@ -623,7 +630,7 @@ class Architecture:
     def summary(self) -> dict[str, Any]:
         """The headline facts, JSON-able."""
         return {"model": self.name, "model_type": self.model_type, "kind": self.kind,
-                "attention": self.attention.kind, "layers": self.num_layers, "total_params": self.total_params,
+                "attention": self.attention_kind, "layers": self.num_layers, "total_params": self.total_params,
                 "active_params": self.active_params, "default_dtype": self.default_dtype,
                 "max_context": self.max_position_embeddings}  # fmt: skip
 

@@ -193,7 +193,7 @@ def list_models() -> list[dict[str, Any]]:
     for model in bundled_models().values():
         arch = model.architecture()
         rows.append({"model": model.name, "hf_id": model.hf_id, "family": model.family, "kind": arch.kind,
-                     "attention": arch.attention.kind, "total_params": arch.total_params,
+                     "attention": arch.attention_kind, "total_params": arch.total_params,
                      "active_params": arch.active_params, "default_dtype": arch.default_dtype,
                      "max_context": arch.max_position_embeddings})  # fmt: skip
     return rows
@@ -254,7 +254,7 @@ def model_report(resolved: Resolved, *, dtype: str | None = None, kv_dtype: str 
         "model": resolved.name, "source": resolved.source,
         "hf_id": resolved.bundled.hf_id if resolved.bundled else None,
         "family": resolved.bundled.family if resolved.bundled else arch.model_type,
-        "kind": arch.kind, "attention": arch.attention.kind, "architecture": dict(arch.fields),
+        "kind": arch.kind, "attention": arch.attention_kind, "architecture": dict(arch.fields),
         "total_params": arch.total_params, "active_params": arch.active_params,
         "params_by_part": arch.params_by_part(), "mtp_layers": arch.mtp_layers,
         "layers": arch.num_layers, "moe_layers": len(arch.moe_layers),

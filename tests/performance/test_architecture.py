@@ -452,6 +452,7 @@ def test_llama_nemotron_blocks_are_built_from_transformers_llama_layers():
     a = arch("llama-3.3-nemotron-super-49b")
     assert a.total_params == built == 49_867_145_216
     assert len(a.attention_layers) == 49 and a.kv_bytes_per_token("bfloat16") == 49 * 2 * 8 * 128 * 2
+    assert a.attention_kind == "gqa" == a.summary()["attention"]  # its config names no KV heads: its blocks do
 
 
 def test_nemotron_3_latent_experts_work_in_their_latent_width_as_transformers_builds_them():
