@@ -677,11 +677,12 @@ def from_config(config: Mapping[str, Any], name: str = "") -> Architecture:
     # Granite-4.0-H's config.json names its Mamba2 layers "mamba"; transformers reads them back as
     # "linear_attention", as Qwen3.5's Gated DeltaNet layers are named: which one it is, the config's fields say
     recurrent = "mamba" if linear is None and mamba is not None else "linear_attention"
-    layers = _layers(cfg, n_layers, experts is not None, max_context, pattern, recurrent)
+    types = _layer_types(cfg, n_layers)
+    layers = _layers(cfg, n_layers, experts is not None, max_context, pattern, types, recurrent)
     dense_intermediate = cfg.int("intermediate_size_mlp", *_dense_mlp_fields(text, experts), "intermediate_size",
                                  "ffn_dim", "n_inner", "ffn_hidden_size", default=0)  # fmt: skip
     dense_intermediate = dense_intermediate or cfg.int("mlp_ratio", default=0) * hidden  # GPT-2's n_inner null: 4h
-    layers = _compressed_layers(cfg, _layer_overrides(cfg, layers, attention, dense_intermediate))
+    layers = _compressed_layers(cfg, _layer_overrides(cfg, layers, types, attention, dense_intermediate), types)
     layers = _shared_indexers(cfg, _nas_blocks(cfg, layers, attention, hidden), attention)
     layers = _sliding_layer_attention(cfg, layers, attention)
     if mamba is None and any(layer.mixer == "mamba" for layer in layers):
@@ -787,11 +788,18 @@ def _attention(cfg: _Fields, hidden: int) -> Attention:
     kv_heads = cfg.int("num_key_value_heads", "n_head_kv", "num_kv_heads", "multi_query_group_num", default=heads)
     if cfg.get("multi_query") and not cfg.get("new_decoder_architecture"):  # Falcon-7B, BigCode: one KV head
         kv_heads = 1
-    if kv_heads == 0 or heads % kv_heads:
-        raise InputError("config.num_key_value_heads", f"{kv_heads} does not divide {heads} attention heads")
     head_dim = cfg.int("head_dim", "attention_head_dim", default=hidden // heads)
-    kind = "mha" if kv_heads == heads else "mqa" if kv_heads == 1 else "gqa"
-    return Attention(kind, heads, kv_heads, head_dim, cfg.int("v_head_dim", default=head_dim), **common)
+    plain = Attention("mha", heads, heads, head_dim, cfg.int("v_head_dim", default=head_dim), **common)
+    return _with_kv_heads(plain, kv_heads, "num_key_value_heads")
+
+
+def _with_kv_heads(attention: Attention, kv_heads: int, field_name: str, **changes: Any) -> Attention:
+    """The attention with ``kv_heads`` KV heads, its kind following (MHA, GQA, MQA), and ``changes``; InputError
+    naming ``field_name`` where they do not divide its query heads."""
+    if not kv_heads or attention.num_heads % kv_heads:
+        raise InputError(f"config.{field_name}", f"{kv_heads} does not divide {attention.num_heads} attention heads")
+    kind = "mha" if kv_heads == attention.num_heads else "mqa" if kv_heads == 1 else "gqa"
+    return replace(attention, num_kv_heads=kv_heads, kind=kind, **changes)
 
 
 def _experts(cfg: _Fields) -> Experts | None:
@@ -841,9 +849,7 @@ def _nas_blocks(cfg: _Fields, layers: tuple[Layer, ...], attention: Attention, h
             if attention.num_heads % group:
                 raise InputError("config.block_configs", f"n_heads_in_group {group} does not divide "
                                                          f"{attention.num_heads} attention heads")  # fmt: skip
-            kv_heads = attention.num_heads // group
-            own = replace(attention, num_kv_heads=kv_heads,
-                          kind="mha" if group == 1 else "mqa" if kv_heads == 1 else "gqa")  # fmt: skip
+            own = _with_kv_heads(attention, attention.num_heads // group, "block_configs")
         ffn_kind = "none" if ffn.get("no_op") else "linear" if ffn.get("replace_with_linear") else "dense"
         width = -(-int(2 * float(ffn.get("ffn_mult") or 0) * hidden / 3) // 256) * 256 if ffn_kind == "dense" else 0
         window = attn.get("window_length")
@@ -859,15 +865,10 @@ def _sliding_layer_attention(cfg: _Fields, layers: tuple[Layer, ...], attention:
     (``add_swa_attention_sink_bias``, ``add_full_attention_sink_bias``)."""
     if cfg.get("swa_num_key_value_heads") is None or attention.kind == "mla":
         return layers
-    kv_heads = cfg.int("swa_num_key_value_heads")
-    if attention.num_heads % max(kv_heads, 1) or not kv_heads:
-        raise InputError("config.swa_num_key_value_heads", f"{kv_heads} does not divide {attention.num_heads} "
-                                                           "attention heads")  # fmt: skip
-    head_dim = cfg.int("swa_head_dim", default=attention.head_dim)
-    sliding = replace(attention, num_kv_heads=kv_heads, head_dim=head_dim,
-                      v_head_dim=cfg.int("swa_v_head_dim", default=attention.v_head_dim),
-                      kind="mha" if kv_heads == attention.num_heads else "mqa" if kv_heads == 1 else "gqa",
-                      sinks=bool(cfg.get("add_swa_attention_sink_bias", default=attention.sinks)))  # fmt: skip
+    sliding = _with_kv_heads(attention, cfg.int("swa_num_key_value_heads"), "swa_num_key_value_heads",
+                             head_dim=cfg.int("swa_head_dim", default=attention.head_dim),
+                             v_head_dim=cfg.int("swa_v_head_dim", default=attention.v_head_dim),
+                             sinks=bool(cfg.get("add_swa_attention_sink_bias", default=attention.sinks)))  # fmt: skip
     full = replace(attention, sinks=bool(cfg.get("add_full_attention_sink_bias", default=attention.sinks)))
     return tuple(replace(layer, attention=sliding if layer.window_kind == "sliding" else full)
                  if layer.mixer == "attention" else layer for layer in layers)  # fmt: skip
@@ -902,7 +903,7 @@ def _per_layer_input_size(cfg: _Fields) -> int:
     return cfg.int("hidden_size_per_layer_input", default=0)
 
 
-def _layer_overrides(cfg: _Fields, layers: tuple[Layer, ...], attention: Attention,
+def _layer_overrides(cfg: _Fields, layers: tuple[Layer, ...], types: list[str] | None, attention: Attention,
                      dense_intermediate: int) -> tuple[Layer, ...]:  # fmt: skip
     """Where Gemma 4's layers differ from the model's attention and MLP: a full-attention layer's own head size and
     KV heads (``global_head_dim``, and ``num_global_key_value_heads`` where its keys are its values,
@@ -918,7 +919,7 @@ def _layer_overrides(cfg: _Fields, layers: tuple[Layer, ...], attention: Attenti
     if shared >= len(layers):
         raise InputError("config.num_kv_shared_layers", f"{shared} of {len(layers)} layers: one at least must "
                                                         "keep the cache the others reuse")  # fmt: skip
-    types = _layer_types(cfg, len(layers)) or []
+    types = types or []
     per_layer = {int(k): v for k, v in saved.items()} if isinstance(saved, Mapping) else {}
     global_kv = cfg.get("num_global_key_value_heads") if k_eq_v else None
     wide = 2 * dense_intermediate if cfg.get("use_double_wide_mlp", default=False) else 0
@@ -931,14 +932,10 @@ def _layer_overrides(cfg: _Fields, layers: tuple[Layer, ...], attention: Attenti
             spec = {"head_dim": global_dim, "num_key_value_heads": global_kv} if full and global_dim else {}
         head_dim = int(spec.get("head_dim") or attention.head_dim)
         kv_heads = int(spec.get("num_key_value_heads") or attention.num_kv_heads)
-        if attention.num_heads % kv_heads:
-            raise InputError("config.num_global_key_value_heads", f"{kv_heads} does not divide "
-                                                                  f"{attention.num_heads} attention heads")  # fmt: skip
         own = None
         if layer.mixer == "attention" and (spec or (full and k_eq_v)):
-            kind = "mha" if kv_heads == attention.num_heads else "mqa" if kv_heads == 1 else "gqa"
-            own = replace(attention, kind=kind, num_kv_heads=kv_heads, head_dim=head_dim, v_head_dim=head_dim,
-                          k_eq_v=full and k_eq_v)  # fmt: skip
+            own = _with_kv_heads(attention, kv_heads, "num_global_key_value_heads", head_dim=head_dim,
+                                 v_head_dim=head_dim, k_eq_v=full and k_eq_v)  # fmt: skip
         reuses = i >= len(layers) - shared > 0
         out.append(replace(layer, attention=own, shares_kv=reuses, mlp_intermediate=wide if reuses else 0))
     return tuple(out)
@@ -974,16 +971,15 @@ _PATTERN = {"M": ("mamba", "none"), "*": ("attention", "none"), "-": ("none", "d
 
 
 def _layers(cfg: _Fields, n_layers: int, has_experts: bool, max_context: int, pattern: str | None,
-            recurrent: str) -> tuple[Layer, ...]:  # fmt: skip
+            types: list[str] | None, recurrent: str) -> tuple[Layer, ...]:  # fmt: skip
     """Each layer's mixer, feed-forward and window, by the first rule the config carries (``pattern``: Nemotron-H's,
-    ``_hybrid_pattern``; ``recurrent``: the mixer a layer type of "mamba" or "linear_attention" is). A window as
-    long as the model's context (phi-4's 16,384) is no window."""
+    ``_hybrid_pattern``; ``types``: ``_layer_types``; ``recurrent``: the mixer a layer type of "mamba" or
+    "linear_attention" is). A window as long as the model's context (phi-4's 16,384) is no window."""
     if pattern:  # Nemotron-H: one character per layer
         if len(pattern) != n_layers or set(pattern) - set(_PATTERN):
             raise InputError("config.hybrid_override_pattern", f"needs {n_layers} characters of M, *, - or E")
         return tuple(Layer(*_PATTERN[c]) for c in pattern)
     moe = _moe_layer_set(cfg, n_layers) if has_experts else set()
-    types = _layer_types(cfg, n_layers)
     windows = [(None, "full") if w is not None and max_context and w >= max_context else (w, kind)
                for w, kind in _windows(cfg, n_layers, types)]  # fmt: skip
     mixers = [recurrent if isinstance(types, list) and types[i] in ("linear_attention", "mamba") else "attention"
@@ -1115,11 +1111,10 @@ def _compress_rates(cfg: _Fields) -> dict[str, int]:
                                                 or cfg.int("compress_rate_hca", default=128))}  # fmt: skip
 
 
-def _compressed_layers(cfg: _Fields, layers: tuple[Layer, ...]) -> tuple[Layer, ...]:
+def _compressed_layers(cfg: _Fields, layers: tuple[Layer, ...], types: list[str] | None) -> tuple[Layer, ...]:
     """DeepSeek-V4: every layer attends within its sliding window, and its compressed layers also to one entry per
     ``compress`` tokens of everything before (a sparse layer's indexer picking ``index_topk`` of them)."""
-    types = _layer_types(cfg, len(layers)) or []
-    if not any(t in _COMPRESSED_TYPES for t in types):
+    if not types or not any(t in _COMPRESSED_TYPES for t in types):
         return layers
     rates = _compress_rates(cfg)
     mlp_types = cfg.get("mlp_layer_types")
