@@ -58,6 +58,34 @@ def test_a_config_path_is_read_and_a_bad_one_is_shown_on_the_form(tmp_path):
     assert not at.exception and not at.error and metric(at, "Parameters") == "14.66B"
 
 
+def test_a_kimi_linear_config_is_sized_with_its_delta_attention_state(tmp_path):
+    """Kimi-Linear was refused for its Kimi Delta Attention layers; its config by path now shows its 49.12B
+    parameters, a cache of its 7 MLA layers only, and a sequence's fixed state beside it."""
+    from tests.performance.test_architecture import KIMI_LINEAR
+
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps(KIMI_LINEAR))
+    at = models_page()
+    at.selectbox(key="models_model").set_value("Another model (Hugging Face id or config.json path)").run()
+    at.text_input(key="models_other").set_value(str(config)).run()
+    assert not at.exception and not at.error
+    assert metric(at, "Parameters") == "49.12B" and metric(at, "KV per token") == "7.9 KiB"
+    h200 = fits_table(at).set_index("gpu").loc["H200"]
+    assert int(h200["1 GPU"].replace(",", "")) > 0
+
+
+def test_a_model_of_over_a_trillion_parameters_or_bytes_is_shown_in_t_not_cut_off():
+    """GLM-5 in bfloat16 weighs 1,487.8 GB, which its metric card cut to "1,487.8…" in Chromium; Kimi-K2 has
+    1,026.41B parameters. From a trillion on they read in T and TB."""
+    at = models_page()
+    at.selectbox(key="models_model").set_value("glm-5").run()
+    at.selectbox(key="models_dtype").set_value("bfloat16").run()
+    assert not at.exception and metric(at, "Weights (bfloat16)") == "1.49 TB"
+    assert metric(at, "Parameters") == "743.91B"
+    at.selectbox(key="models_model").set_value("kimi-k2").run()
+    assert metric(at, "Parameters") == "1.03T"
+
+
 def test_a_context_over_the_maximum_is_shown_on_the_form():
     at = models_page()
     at.selectbox(key="models_model").set_value("qwen3-8b").run()

@@ -52,16 +52,27 @@ else:
     except InputError as error:
         show_input_error(error)
 
+
+def _count(value: float) -> str:
+    """Parameters in B, or T from a trillion on (a metric card cuts off what is wider: Kimi-K2's 1,026.41B)."""
+    return f"{value / 1e12:,.2f}T" if value >= 1e12 else f"{value / 1e9:,.2f}B"
+
+
+def _size(value: float, digits: int = 1) -> str:
+    """Bytes in GB, or TB from a terabyte on (GLM-5's 1,487.8 GB in bfloat16 was cut to "1,487.8…")."""
+    return f"{value / 1e12:,.2f} TB" if value >= 1e12 else f"{value / 1e9:,.{digits}f} GB"
+
+
 if report is not None:
     st.subheader(f"{report['model']} · {report['kind']} · {report['attention']} attention")
     m = st.columns(6)
-    m[0].metric("Parameters", f"{report['total_params'] / 1e9:,.2f}B")
-    m[1].metric("Active per token", f"{report['active_params'] / 1e9:,.2f}B")
-    m[2].metric(f"Weights ({report['dtype']})", f"{report['weight_bytes'] / 1e9:,.1f} GB")
+    m[0].metric("Parameters", _count(report["total_params"]))
+    m[1].metric("Active per token", _count(report["active_params"]))
+    m[2].metric(f"Weights ({report['dtype']})", _size(report["weight_bytes"]))
     m[3].metric("KV per token", f"{report['kv_bytes_per_token'] / 1024:,.1f} KiB",
                 help=f"{report['kv_dtype']} keys and values of the full-attention layers: what grows with every "
                      "token")  # fmt: skip
-    m[4].metric("KV per sequence", f"{report['kv_bytes_per_sequence'] / 1e9:,.3f} GB",
+    m[4].metric("KV per sequence", _size(report["kv_bytes_per_sequence"], 3),
                 help=f"one sequence of {report['context']:,} tokens in {report['kv_dtype']}: windowed layers capped "
                      "at their window, plus any per-sequence state")  # fmt: skip
     m[5].metric("FLOPs per token", f"{report['flops_per_token'] / 1e9:,.1f} G")
