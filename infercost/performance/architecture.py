@@ -99,6 +99,7 @@ _CLASS_DEFAULTS: dict[str, dict[str, Any]] = {
     "deepseek_v32": {"router_bias": True},
     "deepseek_v4": {"router_bias": True},  # none in its first (hash-routed) layers: 256 values each
     "kimi_k2": {"router_bias": True},
+    "kimi_linear": {"router_bias": True},  # e_score_correction_bias (noaux_tc), a buffer in transformers
     "nemotron_h": {"router_bias": True},
     "ernie4_5_moe": {"router_bias": True},  # moe_statics.e_score_correction_bias
     "afmoe": {"qk_norm": True, "attn_output_gate": True, "norms_per_layer": 4, "router_bias": True},  # expert_bias
@@ -166,8 +167,11 @@ class Attention:
     kv_lora_rank: int | None = None
     qk_rope_head_dim: int | None = None
     qk_nope_head_dim: int | None = None
-    index_head_dim: int = 0  # DeepSeek-V3.2's sparse-attention indexer: one extra key per token and layer
+    # DeepSeek Sparse Attention (DeepSeek-V3.2, GLM-5: MLA; DeepSeek-V4's compressed branches): an indexer with a
+    # key of its own per token scores every cached token or entry, and attention reads the ``index_topk`` it picks
+    index_head_dim: int = 0
     index_n_heads: int = 0
+    index_topk: int = 0
     qkv_bias: bool = False
     o_bias: bool = False
     qk_norm: bool = False
@@ -176,11 +180,9 @@ class Attention:
     sinks: bool = False
     k_eq_v: bool = False  # Gemma 4's full layers: the key projection is also the value (no v_proj; both cached)
     # DeepSeek-V4 ("compressed"): one KV head whose key is its value (one vector cached), a grouped low-rank output
-    # projection, and beside each layer's sliding window a compressed branch (``Layer.compress``) whose sparse layers
-    # attend to the ``index_topk`` entries their indexer picks
+    # projection, and beside each layer's sliding window a compressed branch (``Layer.compress``), sparse in some
     o_groups: int = 0
     o_lora_rank: int = 0
-    index_topk: int = 0
 
     def params(self, hidden: int, shares_kv: bool = False) -> int:
         """Parameters of one layer's attention (``shares_kv``: a layer reusing another's keys and values keeps its
@@ -238,12 +240,16 @@ class Attention:
 
     def compressed_flops_per_context_token(self, ratio: int, indexed: bool) -> float:
         """FLOPs a token spends per cached token on a compressed branch: attention over its entries, and a sparse
-        layer's indexer scoring every entry (its attention then reads only the ``index_topk`` picked: taken here as
-        all of them, exact up to ``index_topk * ratio`` tokens of context and above it an upper bound)."""
+        layer's indexer scoring every entry (its attention then reads only the ``index_topk`` picked: the part
+        ``Architecture.picked_attention_flops`` counts)."""
         if not ratio:
             return 0
-        scoring = 2 * self.index_n_heads * self.index_head_dim if indexed else 0
-        return (self.flops_per_context_token() + scoring) / ratio
+        return (self.flops_per_context_token() + (self.index_flops_per_context_token() if indexed else 0)) / ratio
+
+    def index_flops_per_context_token(self) -> int:
+        """FLOPs a sparse layer's indexer spends scoring one cached token or entry (DeepSeek-V3.2: 64 heads of 128,
+        6% of its absorbed attention's per token; past its 2,048 picks it scores every token and attends to none)."""
+        return 2 * self.index_n_heads * self.index_head_dim
 
     def kv_shards(self) -> int:
         """Parts tensor parallelism can split a token's cache into: one per KV head, one for MLA's latent (shared
@@ -322,16 +328,18 @@ class Mamba:
         conv = conv_dim * self.conv_kernel + conv_dim  # weights + bias
         return in_proj + conv + 3 * self.num_heads + self.inner + self.inner * hidden  # A, D, dt_bias; norm; out
 
-    def state_values(self) -> int:
-        """Values one sequence keeps per layer: the convolution's last K-1 inputs and the SSM state."""
+    def state_bytes(self) -> float:
+        """Bytes one sequence keeps per layer: the convolution's last K-1 inputs and the SSM state
+        (``_state_bytes``)."""
         conv_dim = self.inner + 2 * self.n_groups * self.state_size
-        return conv_dim * (self.conv_kernel - 1) + self.num_heads * self.head_dim * self.state_size
+        return _state_bytes(conv_dim * (self.conv_kernel - 1), self.num_heads * self.head_dim * self.state_size,
+                            self.state_dtype)  # fmt: skip
 
 
 @dataclass(frozen=True)
 class LinearAttention:
-    """A Gated DeltaNet mixer (Qwen3-Next, Qwen3.5 ``linear_attention`` layers): like Mamba, a fixed state per
-    sequence instead of a KV cache."""
+    """A Gated DeltaNet mixer (Qwen3-Next, Qwen3.5 ``linear_attention`` layers), or Kimi Delta Attention (Kimi-Linear:
+    the same delta rule, its decay per channel): like Mamba, a fixed state per sequence instead of a KV cache."""
 
     num_k_heads: int
     num_v_heads: int
@@ -339,22 +347,37 @@ class LinearAttention:
     v_head_dim: int
     conv_kernel: int
     state_dtype: str = UNQUANTIZED
+    gate_rank: int = 0  # Kimi Delta Attention: its output gate and per-channel decay each a rank-r pair (r: head_dim)
 
     @property
     def conv_dim(self) -> int:
         return 2 * self.num_k_heads * self.k_head_dim + self.num_v_heads * self.v_head_dim
 
     def params(self, hidden: int) -> int:
-        """in_proj_qkv, in_proj_z, in_proj_b and in_proj_a; the depthwise conv (no bias); dt_bias and A_log; the
-        gated norm over a value head; out_proj."""
+        """Gated DeltaNet: in_proj_qkv, in_proj_z (the output gate), in_proj_b and in_proj_a (the decay), the
+        depthwise conv (no bias), dt_bias and A_log per head; Kimi Delta Attention: q, k, v and b, the output gate
+        and the decay through rank-r pairs (g_a, g_b; f_a, f_b), dt_bias per channel; both then the gated norm over
+        a value head and out_proj."""
         value = self.num_v_heads * self.v_head_dim
-        in_proj = hidden * (self.conv_dim + value + 2 * self.num_v_heads)
-        return in_proj + self.conv_dim * self.conv_kernel + 2 * self.num_v_heads + self.v_head_dim + value * hidden
+        if self.gate_rank:
+            in_proj = hidden * (self.conv_dim + self.num_v_heads) + 2 * self.gate_rank * (hidden + value)
+            decay = value + self.num_v_heads
+        else:
+            in_proj, decay = hidden * (self.conv_dim + value + 2 * self.num_v_heads), 2 * self.num_v_heads
+        return in_proj + self.conv_dim * self.conv_kernel + decay + self.v_head_dim + value * hidden
 
-    def state_values(self) -> int:
-        """Values one sequence keeps per layer: the convolution's last K-1 inputs and the delta rule's state, a
-        ``k_head_dim x v_head_dim`` matrix per value head."""
-        return self.conv_dim * (self.conv_kernel - 1) + self.num_v_heads * self.k_head_dim * self.v_head_dim
+    def state_bytes(self) -> float:
+        """Bytes one sequence keeps per layer: the convolution's last K-1 inputs and the delta rule's state, a
+        ``k_head_dim x v_head_dim`` matrix per value head (``_state_bytes``)."""
+        return _state_bytes(self.conv_dim * (self.conv_kernel - 1),
+                            self.num_v_heads * self.k_head_dim * self.v_head_dim, self.state_dtype)  # fmt: skip
+
+
+def _state_bytes(conv_values: int, state_values: int, state_dtype: str) -> float:
+    """A recurrent layer's per-sequence bytes as vLLM and SGLang keep them: the convolution's inputs in the model's
+    16 bits, the recurrent state in ``state_dtype`` (the config's ``mamba_ssm_dtype``; Kimi's KDA state always fp32,
+    vLLM's ``MambaStateDtypeCalculator.kda_state_dtype``)."""
+    return conv_values * DTYPES[UNQUANTIZED].value_bytes + state_values * DTYPES[state_dtype].value_bytes
 
 
 @dataclass(frozen=True)
@@ -566,15 +589,15 @@ class Architecture:
         return tuple(layer for layer in self.layers if layer.mixer == "attention" and not layer.shares_kv)
 
     def state_bytes_per_sequence(self) -> float:
-        """Bytes of the fixed state a sequence keeps however long it is: each Mamba2 or Gated DeltaNet layer's
-        convolution inputs and recurrent state, in its own dtype (Qwen3.5's in fp32)."""
+        """Bytes of the fixed state a sequence keeps however long it is: each Mamba2, Gated DeltaNet or Kimi Delta
+        Attention layer's convolution inputs (16-bit) and recurrent state (Qwen3.5's and Kimi's in fp32)."""
         total = 0.0
         for layer in self.layers:
             if layer.mixer == "mamba" and self.mamba:
-                total += self.mamba.state_values() * DTYPES[self.mamba.state_dtype].value_bytes
+                total += self.mamba.state_bytes()
             elif layer.mixer == "linear_attention" and self.linear_attention:
                 linear = self.linear_attention
-                total += linear.state_values() * DTYPES[linear.state_dtype].value_bytes
+                total += linear.state_bytes()
         return total
 
     def kv_bytes_per_sequence(self, context: int, kv_dtype: str | None = None) -> float:
@@ -599,13 +622,15 @@ class Architecture:
 
     def flops_per_token(self, context: int = 0) -> float:
         """FLOPs of one token at ``context`` tokens already cached: 2 per active matmul weight, plus attention over
-        the cached tokens each attention layer sees (windows capped)."""
+        the cached tokens each attention layer sees (windows capped, sparse layers at the entries picked)."""
         attention = sum((min(context, layer.window) if layer.window is not None else context)
                         * self.layer_attention(layer).flops_per_context_token()
                         + context * self.layer_attention(layer).compressed_flops_per_context_token(layer.compress,
                                                                                                    layer.indexed)
                         for layer in self.layers if layer.mixer == "attention")  # fmt: skip
-        return 2 * self.active_matmul_params + attention
+        reach = self.sparse_reach()
+        unpicked = max(context - reach, 0) * self.picked_attention_flops() if reach else 0.0
+        return 2 * self.active_matmul_params + attention + context * self.index_flops() - unpicked
 
     def over_context(self, tokens: float) -> str | None:
         """What to say where a request is longer than the model's context: engines serve past it only with RoPE
@@ -616,16 +641,52 @@ class Architecture:
         return (f"{tokens:,.0f} tokens a request is over the model's context of {context:,} "
                 "(max_position_embeddings): served only with RoPE scaling the engine is told to use (e.g. YaRN)")
 
-    def sparse_attention_note(self, tokens: float) -> str | None:
-        """What to say where a request is longer than DeepSeek-V4's sparse layers read: their attention reads the
-        ``index_topk`` compressed entries the indexer picks, simulated as reading all (``Attention.
-        compressed_flops_per_context_token``), exact up to ``index_topk x ratio`` tokens and an upper bound above."""
-        reach = min((self.attention.index_topk * layer.compress for layer in self.layers if layer.indexed),
-                    default=0)  # fmt: skip
-        if not reach or tokens <= reach or not self.attention.index_topk:
-            return None
-        return (f"its sparse layers attend to {self.attention.index_topk} picked entries ({reach:,} tokens' worth), "
-                f"simulated as attending to all {tokens:,.0f}: attention time is an upper bound")
+    def layer_reach(self, layer: Layer) -> int:
+        """Tokens of context a sparse layer's attention reads at most: the ``index_topk`` entries its indexer picks,
+        each a token (DeepSeek-V3.2, GLM-5; GLM-5.2's layers sharing a pick included) or ``compress`` of them
+        (DeepSeek-V4's sparse branches: 512 x 4 = 2,048 for Flash); 0 where attention reads the whole context."""
+        attention = self.layer_attention(layer)
+        if layer.indexed:
+            return attention.index_topk * layer.compress
+        return attention.index_topk if attention.kind == "mla" and layer.window is None else 0
+
+    def sparse_reach(self) -> int:
+        """The longest context any sparse layer's attention reads (``layer_reach``; one value for every bundled
+        model); 0 without sparse layers."""
+        return max((self.layer_reach(layer) for layer in self.layers if layer.mixer == "attention"), default=0)
+
+    def picked_kv_values(self) -> float:
+        """Of ``growing_kv_values``, those a sparse layer reads only for the entries its indexer picks: MLA's latent
+        and rope key, DeepSeek-V4's compressed entries; the indexers' own keys are scored for every token."""
+        total = 0.0
+        for layer in self.cache_layers():
+            attention = self.layer_attention(layer)
+            if layer.indexed:
+                total += attention.head_dim / layer.compress
+            elif self.layer_reach(layer):
+                total += attention.kv_values_per_token() - attention.index_head_dim
+        return total
+
+    def picked_attention_flops(self, decode: bool = False) -> float:
+        """Of the FLOPs a token spends per cached token, those a sparse layer spends only on the entries its
+        indexer picks (attention proper; the indexer scores every entry), for a prompt token or, MLA decoding
+        absorbed, a decoding one."""
+        total = 0.0
+        for layer in self.layers:
+            if layer.mixer != "attention" or not self.layer_reach(layer):
+                continue
+            attention = self.layer_attention(layer)
+            if layer.indexed:
+                total += attention.flops_per_context_token() / layer.compress
+            else:
+                total += attention.decode_flops_per_context_token() if decode else attention.flops_per_context_token()
+        return total
+
+    def index_flops(self) -> float:
+        """FLOPs DeepSeek Sparse Attention's indexers spend per token per cached token (DeepSeek-V4's are in its
+        compressed branches' count)."""
+        return sum(self.layer_attention(layer).index_flops_per_context_token() for layer in self.layers
+                   if layer.mixer == "attention" and not layer.indexed and self.layer_reach(layer))  # fmt: skip
 
     def summary(self) -> dict[str, Any]:
         """The headline facts, JSON-able."""
@@ -784,7 +845,9 @@ def _attention(cfg: _Fields, hidden: int) -> Attention:
                          q_lora_rank=cfg.int("q_lora_rank", default=0) or None, kv_lora_rank=cfg.int("kv_lora_rank"),
                          qk_rope_head_dim=rope, qk_nope_head_dim=nope,
                          index_head_dim=cfg.int("index_head_dim", default=0),
-                         index_n_heads=cfg.int("index_n_heads", default=0), **common)  # fmt: skip
+                         index_n_heads=cfg.int("index_n_heads", default=0),
+                         index_topk=cfg.int("index_topk", default=0) if cfg.get("index_head_dim") else 0,
+                         **common)  # fmt: skip
     kv_heads = cfg.int("num_key_value_heads", "n_head_kv", "num_kv_heads", "multi_query_group_num", default=heads)
     if cfg.get("multi_query") and not cfg.get("new_decoder_architecture"):  # Falcon-7B, BigCode: one KV head
         kv_heads = 1
@@ -958,6 +1021,15 @@ def _mamba(cfg: _Fields, hidden: int) -> Mamba | None:
 
 
 def _linear_attention(cfg: _Fields) -> LinearAttention | None:
+    kda = cfg.get("linear_attn_config")
+    if isinstance(kda, Mapping) or cfg.get("linear_head_dim") is not None:  # Kimi-Linear's checkpoint keeps them in
+        kda = kda if isinstance(kda, Mapping) else {}  # a dict, transformers' saved config in linear_* fields
+        kda = _Fields(kda, {"num_heads": cfg.get("linear_num_heads", default=32),
+                            "head_dim": cfg.get("linear_head_dim", default=128),
+                            "short_conv_kernel_size": cfg.get("linear_conv_kernel_dim", default=4)})  # fmt: skip
+        heads, head_dim = kda.int("num_heads"), kda.int("head_dim")
+        return LinearAttention(heads, heads, head_dim, head_dim, kda.int("short_conv_kernel_size"), "float32",
+                               gate_rank=head_dim)  # fmt: skip
     if cfg.get("linear_num_value_heads") is None:
         return None
     state_dtype = str(cfg.get("mamba_ssm_dtype", default=UNQUANTIZED))  # Qwen3.5 keeps the recurrent state in fp32
@@ -995,7 +1067,8 @@ _UNREAD_LAYOUTS = {
     "mamba_d_ssm": "Falcon-H1's Mamba2 heads beside attention in every layer",
     "attn_type_list": "MiniMax-01's lightning-attention layers",
     "block_types": "RecurrentGemma's recurrent blocks",
-    "linear_attn_config": "Kimi-Linear's and Kimi-K3's Kimi Delta Attention layers between MLA layers",
+    "attn_res_block_size": "Kimi-K3's block attention residuals (and its full-rank delta-attention gates and "
+                           "latent experts)",
 }
 _RECURRENT_TYPES = ("mamba", "mamba2", "falcon_mamba", "rwkv", "rwkv5", "rwkv6", "rwkv7", "xlstm")
 
@@ -1066,6 +1139,13 @@ def _layer_types(cfg: _Fields, n_layers: int) -> list[str] | None:
         sparse_rate = _compress_rates(cfg)["compressed_sparse_attention"]  # the MTP layer's last (not served)
         return ["sliding_attention" if not r else "compressed_sparse_attention" if r == sparse_rate
                 else "heavily_compressed_attention" for r in ratios[:n_layers]]  # fmt: skip
+    kda = cfg.get("linear_attn_config")
+    if types is None and isinstance(kda, Mapping):  # Kimi-Linear's: layers numbered from 1, by kind
+        full, linear = set(kda.get("full_attn_layers") or ()), set(kda.get("kda_layers") or ())
+        if full | linear != set(range(1, n_layers + 1)) or full & linear:
+            raise InputError("config.linear_attn_config", f"full_attn_layers and kda_layers must number each of the "
+                                                          f"{n_layers} layers once, from 1")  # fmt: skip
+        return ["full_attention" if i + 1 in full else "linear_attention" for i in range(n_layers)]
     if isinstance(types, list):
         _refuse_unknown("layer_types", types, _LAYER_TYPES)
     return types

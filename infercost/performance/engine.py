@@ -263,11 +263,11 @@ class StepCost:
     ``weights_bytes`` are read once per step, and of the routed experts' ``expert_bytes`` the share the step's tokens
     route to (``expert_pick`` = k / n of them for one token, all of them for thousands); each token of context a
     sequence attends to reads ``kv_bytes_per_token`` and costs ``attention_flops_per_token_pair`` (a decoding
-    token ``decode_attention_flops_per_token_pair``), a windowed
-    layer's at most ``window`` of them; each token processed (prompt or decode) costs ``flops_per_token``. A hybrid
-    model's recurrent layers keep ``state_bytes_per_sequence`` per sequence, which every step it is in updates in
-    place (counted once: counted twice, as a read and a write, the held-out Qwen3.5 tables' errors rose, shape
-    transfer throughput 5.9% -> 6.5% median, TTFT 16.3% -> 17.0%).
+    token ``decode_attention_flops_per_token_pair``), a windowed layer's at most ``window`` of them, a sparse
+    layer's attention the ``sparse_reach`` its indexer picks; each token processed (prompt or decode) costs
+    ``flops_per_token``. A hybrid model's recurrent layers keep ``state_bytes_per_sequence`` per sequence, which
+    every step it is in updates in place (counted once: counted twice, as a read and a write, the held-out Qwen3.5
+    tables' errors rose, shape transfer throughput 5.9% -> 6.5% median, TTFT 16.3% -> 17.0%).
     """
 
     weights_bytes: float
@@ -291,6 +291,12 @@ class StepCost:
     attention_ranks: int = 1
     expert_flops_per_token: float = 0.0
     state_bytes_per_sequence: float = 0.0
+    # Sparse attention: of ``kv_bytes_per_token`` and the attention FLOPs per pair, the parts a sequence spends only
+    # on the entries its indexer picks, at most ``sparse_reach`` tokens' worth however long it is
+    sparse_reach: int = 0
+    picked_kv_bytes_per_token: float = 0.0
+    picked_attention_flops_per_token_pair: float = 0.0
+    picked_decode_attention_flops_per_token_pair: float = 0.0
 
     def expert_weights_ms(self, tokens: float) -> float:
         """Roofline time of the routed experts a step of ``tokens`` tokens reads (uniform routing: an expert is
@@ -322,10 +328,10 @@ class StepCost:
         return math.ceil(min(length, self.window) * self.window_kv_bytes_per_token / self.kv_bytes_per_token)
 
     def state_tokens(self, window_cache: float) -> int:
-        """A sequence's recurrent state (Mamba2, Gated DeltaNet) in tokens of the cache the capacity counts (its
-        full layers', and ``window_cache`` of its windowed layers'): engines keep it per running sequence beside
-        its KV cache (vLLM's hybrid cache manager in the same pool, SGLang in a pool of its own). Qwen3.5-397B's fp32
-        state is worth 6,360 tokens of its cache; Nemotron-H-56B's, 11,221."""
+        """A sequence's recurrent state (Mamba2, Gated DeltaNet, Kimi Delta Attention) in tokens of the cache the
+        capacity counts (its full layers', and ``window_cache`` of its windowed layers'): engines keep it per running
+        sequence beside its KV cache (vLLM's hybrid cache manager in the same pool, SGLang in a pool of its own).
+        Qwen3.5-397B's 192 MB is worth 6,252 tokens of its cache; Nemotron-H-56B's 460 MB, 11,222 (bfloat16)."""
         token = self.kv_bytes_per_token + window_cache * self.window_kv_bytes_per_token
         return math.ceil(self.state_bytes_per_sequence / token) if self.state_bytes_per_sequence and token else 0
 
@@ -340,6 +346,11 @@ class StepCost:
         attended = tokens * (past_tokens + (tokens + 1) / 2)
         kv_bytes = self.kv_bytes_per_token * (past_tokens + tokens) + self.state_bytes_per_sequence
         flops = self.flops_per_token * tokens + self.attention_flops_per_token_pair * attended
+        if self.sparse_reach:  # the chunk's queries past the reach attend to their picks only
+            first, last = max(past_tokens + 1, self.sparse_reach + 1), past_tokens + tokens
+            if last >= first:
+                flops -= self.picked_attention_flops_per_token_pair * (last - first + 1) * ((first + last) / 2
+                                                                                            - self.sparse_reach)
         if self.window:
             kv_bytes += self.window_kv_bytes_per_token * min(past_tokens + tokens, self.window)
             flops += self.window_attention_flops_per_token_pair * tokens * min(past_tokens + (tokens + 1) / 2,
@@ -391,6 +402,10 @@ class StepCost:
             windowed = min(context_sum, steps * sequences * self.window)
             kv_bytes += self.window_kv_bytes_per_token * windowed
             flops += self.window_attention_flops_per_token_pair * windowed
+        if self.sparse_reach:  # and its sparse layers their picks (mean context taken for all)
+            unpicked = max(context_sum - steps * sequences * self.sparse_reach, 0.0)
+            kv_bytes -= self.picked_kv_bytes_per_token * unpicked
+            flops -= self.picked_decode_attention_flops_per_token_pair * unpicked
         return np.array([float(steps * self.group_gpus), weights, kv_bytes / self.bandwidth_bytes_per_ms,
                          flops / self.flops_per_ms, float(sequences * steps * self.group_gpus), 0.0,
                          self.allreduce_ms_per_token * sequences * steps, 0.0])  # fmt: skip
@@ -456,6 +471,10 @@ def step_cost(shape: ModelShape, hardware: Hardware, *, dtype: str, kv_dtype: st
         attention_ranks=max(attention_data_parallel, 1),
         expert_flops_per_token=2 * (shape.active_matmul_params - shape.dense_matmul_params),
         state_bytes_per_sequence=shape.state_bytes_per_sequence,
+        sparse_reach=shape.sparse_reach,
+        picked_kv_bytes_per_token=shape.picked_kv_values_per_token * kv_bytes,
+        picked_attention_flops_per_token_pair=shape.picked_attention_flops_per_pair,
+        picked_decode_attention_flops_per_token_pair=shape.picked_decode_attention_flops_per_pair,
     )  # fmt: skip
 
 
@@ -510,9 +529,10 @@ def allreduce_ms_per_token(shape: ModelShape, hardware: Hardware, expert_paralle
     ``expert_parallel`` GPUs alike, where every GPU holds every token (tensor-parallel attention: each GPU runs its
     own experts on the tokens routed to them, SGLang's and vLLM's EP without DP attention); with attention data
     parallel ranks holding tokens of their own it becomes an all-to-all: the token goes once to each other GPU that
-    holds one of its ``k`` experts (``expert_ranks_off_gpu``) and comes back. A ring all-reduce sends 2 (p - 1) / p
-    of the state from each GPU, over one direction of the link at ``LINK_EFFICIENCY``, and no faster than the CPUs'
-    interconnect where PCIe cards span two sockets. Zero on one GPU."""
+    holds one of its ``k`` experts (``expert_ranks_off_gpu``) and comes back, in the experts' width (Nemotron 3's
+    LatentMoE projects a token to its latent before dispatch: a quarter of the hidden state). A ring all-reduce
+    sends 2 (p - 1) / p of the state from each GPU, over one direction of the link at ``LINK_EFFICIENCY``, and no
+    faster than the CPUs' interconnect where PCIe cards span two sockets. Zero on one GPU."""
     if hardware.gpus < 2 or hardware.interconnect_gbps <= 0:
         return 0.0
     hidden_bytes = shape.hidden_size * ACTIVATION_BYTES
@@ -525,7 +545,8 @@ def allreduce_ms_per_token(shape: ModelShape, hardware: Hardware, expert_paralle
         # their TTFT in the request's fixed latency and carried it to other layouts (MoE TTFT p90 from the nearest
         # setup 135% -> 282%): the whole count stands in for attention-DP costs not modelled (TensorRT-LLM's
         # balancing holds prompts back a few steps).
-        sent_bytes += shape.moe_layers * 2 * hidden_bytes * expert_ranks_off_gpu(shape, expert_parallel)
+        dispatched_bytes = (shape.expert_width or shape.hidden_size) * ACTIVATION_BYTES
+        sent_bytes += shape.moe_layers * 2 * dispatched_bytes * expert_ranks_off_gpu(shape, expert_parallel)
     else:  # every GPU holds every token: each computes its own experts' share and the outputs are all-reduced
         sent_bytes += shape.moe_layers * hidden_bytes * _ring_share(hardware.gpus)
     one_direction_gbps = hardware.interconnect_gbps / 2 * LINK_EFFICIENCY

@@ -74,7 +74,7 @@ from infercost.performance.validation import MISFIT, Table, fit_error, fit_table
 from infercost.pricing import GpuSpec, gpu_spec
 
 DEFAULT_CONCURRENCIES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
-ENGINE_MODEL_VERSION = 14  # bump when the simulation or the fit changes, so stored calibrations are refitted
+ENGINE_MODEL_VERSION = 15  # bump when the simulation or the fit changes, so stored calibrations are refitted
 ROOFLINE_SOURCE = re.compile(r"^roofline:(?P<model>[^@]+)@(?P<gpus>\d+)x(?P<gpu>[^:]+)(?::(?P<dtype>[\w.]+))?$")
 
 
@@ -594,9 +594,7 @@ def predict_roofline(
     setup_for(model, replica, dtype, ENGINE_PRESETS["vllm"], shape)
     gpu = datasheet.gpu  # as the catalog names it ("H100" is "H100 SXM"): the tables' hardware is named so
     over = architecture.over_context(input_len + output_len)
-    sparse = architecture.sparse_attention_note(input_len + output_len)
-    setup_notes = (_check_native(datasheet, dtype) + ([f"{over}, as simulated here"] if over else [])
-                   + ([sparse] if sparse else []))  # fmt: skip
+    setup_notes = _check_native(datasheet, dtype) + ([f"{over}, as simulated here"] if over else [])
     nvidia = datasheet.vendor == "NVIDIA"
     if engine == "tensorrt-llm" and not nvidia:
         raise InputError("engine", f"TensorRT-LLM runs on NVIDIA GPUs only and {datasheet.gpu} is "

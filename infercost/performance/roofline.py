@@ -41,6 +41,7 @@ class ModelShape:
     num_experts: int = 0
     experts_per_token: int = 0
     moe_layers: int = 0
+    expert_width: int = 0  # the width routed tokens are sent to their experts in (Nemotron 3's latent; 0: hidden)
     # What attention caches and computes where it is not plain GQA over every layer: values per token of the
     # full-attention layers (MLA: its latent and rope key), of the windowed layers (each holding at most ``window``),
     # and FLOPs one token spends per cached token over all layers (0: from the heads).
@@ -50,6 +51,12 @@ class ModelShape:
     attention_flops_per_pair: float = 0
     window_attention_flops_per_pair: int = 0
     decode_attention_flops_per_pair: float = 0  # a decoding token's, where it differs (MLA decodes absorbed)
+    # Sparse attention (DeepSeek-V3.2, GLM-5, DeepSeek-V4): of the full layers' values and FLOPs per cached token,
+    # those spent only on the entries an indexer picks, which cover at most ``sparse_reach`` tokens of context
+    sparse_reach: int = 0
+    picked_kv_values_per_token: float = 0
+    picked_attention_flops_per_pair: float = 0
+    picked_decode_attention_flops_per_pair: float = 0
     kv_shards: int = 0  # parts tensor parallelism can split a token's cache into (0: its KV heads; MLA's latent: 1)
     kept_params: int = 0  # parameters a quantized checkpoint keeps in 16 bits (its modules_to_not_convert)
     kept_matmul_params: int = 0  # of those, the ones every step reads
@@ -95,6 +102,11 @@ class ModelShape:
         if self.kv_values_per_token or self.window_kv_values_per_token:
             return self.kv_values_per_token
         return 2 * self.n_layers * self.n_kv_heads * self.head_dim
+
+    def unpicked(self, context: float) -> float:
+        """Tokens of a ``context``-token sequence its sparse layers' attention does not read (0 within their
+        reach, or without sparse layers)."""
+        return max(context - self.sparse_reach, 0.0) if self.sparse_reach else 0.0
 
     @property
     def kv_head_shards(self) -> int:
@@ -142,10 +154,10 @@ def kv_bytes_per_sequence(shape: ModelShape, context: float, dtype: str) -> floa
 
 def decode_step_seconds(shape: ModelShape, *, batch: int, context: float, dtype: str,
                         bandwidth_gbps: float, kv_dtype: str | None = None) -> float:
-    """Lower bound of one decode step: weights once, plus ``batch`` KV caches of ``context`` tokens, at full
-    bandwidth."""
-    moved = (weight_bytes(shape.matmul_params, dtype)
-             + batch * context * kv_bytes_per_token(shape, kv_dtype or dtype))
+    """Lower bound of one decode step: weights once, plus ``batch`` KV caches of ``context`` tokens (a sparse
+    layer's: the entries its indexer picks), at full bandwidth."""
+    read = context * shape.full_kv_values - shape.unpicked(context) * shape.picked_kv_values_per_token
+    moved = weight_bytes(shape.matmul_params, dtype) + batch * read * dtype_bytes(kv_dtype or dtype)
     return moved / (bandwidth_gbps * 1e9)
 
 
@@ -190,6 +202,7 @@ def model_shape(arch: Architecture) -> ModelShape:
     # DeepSeek-V4's compressed branches: every layer's window is the windowed part, the branches the whole-context one
     compressed_flops = sum(arch.layer_attention(layer).compressed_flops_per_context_token(layer.compress, layer.indexed)
                            for layer in layers)  # fmt: skip
+    indexers = arch.index_flops()
     parts = arch.params_by_part()
     kept = set(arch.quantization.keep_unquantized) if arch.quantization else set()
     kept_params = sum(parts.get(part, 0) for part in kept)
@@ -201,13 +214,18 @@ def model_shape(arch: Architecture) -> ModelShape:
         vocab_size=arch.vocab_size, tie_word_embeddings=arch.tie_word_embeddings,
         routed_expert_params=parts["experts"], num_experts=experts.num_experts if experts else 0,
         experts_per_token=experts.top_k if experts else 0, moe_layers=len(arch.moe_layers),
+        expert_width=experts.latent if experts else 0,
         kv_values_per_token=arch.growing_kv_values(),
         window_kv_values_per_token=sum(arch.layer_attention(layer).kv_values_per_token()
                                        for layer in cached if layer.window is not None),
         window=max((layer.window or 0 for layer in layers), default=0),
-        attention_flops_per_pair=sum(a.flops_per_context_token() for a in full) + compressed_flops,
+        attention_flops_per_pair=sum(a.flops_per_context_token() for a in full) + compressed_flops + indexers,
         window_attention_flops_per_pair=sum(a.flops_per_context_token() for a in windowed),
-        decode_attention_flops_per_pair=sum(a.decode_flops_per_context_token() for a in full) + compressed_flops,
+        decode_attention_flops_per_pair=sum(a.decode_flops_per_context_token() for a in full) + compressed_flops
+        + indexers,
+        sparse_reach=arch.sparse_reach(), picked_kv_values_per_token=arch.picked_kv_values(),
+        picked_attention_flops_per_pair=arch.picked_attention_flops(),
+        picked_decode_attention_flops_per_pair=arch.picked_attention_flops(decode=True),
         kv_shards=min(arch.layer_attention(layer).kv_shards() for layer in cached) if cached else attention.kv_shards(),
         kept_params=kept_params, kept_matmul_params=kept_params - sum(parts.get(p, 0) for p in kept & unread),
         vision_params=arch.vision_params, lookup_params=parts["per_layer_embedding"] + parts["position_embedding"],

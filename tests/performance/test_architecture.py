@@ -12,6 +12,13 @@ from infercost.performance.architecture import DTYPES, from_config, regular_toke
 from infercost.performance.models import bundled_config, bundled_models
 
 
+def built_params(model) -> int:
+    """What transformers builds: its parameters, and the router's correction bias it keeps as a buffer (a weight in
+    the checkpoint, and counted here)."""
+    buffers = sum(b.numel() for key, b in model.named_buffers() if "e_score_correction_bias" in key)
+    return sum(p.numel() for p in model.parameters()) + buffers
+
+
 def arch(name: str):
     return bundled_models()[name].architecture()
 
@@ -397,8 +404,7 @@ def test_deepseek_v4_compressed_attention_is_counted_and_cached_as_it_is_built(s
     built_config = AutoConfig.for_model(**copy.deepcopy(DEEPSEEK_V4_FLASH))
     with torch.device("meta"):
         model = AutoModelForCausalLM.from_config(built_config)
-    built = sum(p.numel() for p in model.parameters())
-    built += sum(b.numel() for key, b in model.named_buffers() if "e_score_correction_bias" in key)
+    built = built_params(model)
     a = from_config(built_config.to_dict() if saved else DEEPSEEK_V4_FLASH)
     assert a.total_params == built and a.kind == "moe" and a.attention.kind == "compressed"
     assert [layer.hash_routed for layer in a.layers] == [True] * 3 + [False] * 40
@@ -416,8 +422,8 @@ def test_deepseek_v4_compressed_attention_is_counted_and_cached_as_it_is_built(s
 
 def test_deepseek_v4_steps_read_its_window_and_whole_compressed_branches():
     """The engine model's view: each layer's window is the windowed part (one vector a token), the compressed
-    branches the whole-context part, and a request longer than the sparse layers read is said to be simulated as
-    reading all of it."""
+    branches the whole-context part, of which a sparse layer's attention reads only the 512 entries its indexer
+    picks (2,048 tokens' worth) while the indexer scores them all."""
     from infercost.performance.roofline import model_shape
 
     a = from_config(DEEPSEEK_V4_FLASH)
@@ -426,7 +432,24 @@ def test_deepseek_v4_steps_read_its_window_and_whole_compressed_branches():
     assert shape.kv_values_per_token == 21 * 640 / 4 + 20 * 4 and shape.kv_head_shards == 1
     assert shape.window_attention_flops_per_pair == 43 * 4 * 64 * 512
     assert shape.attention_flops == 21 * (4 * 64 * 512 + 2 * 64 * 128) / 4 + 20 * 4 * 64 * 512 / 128
-    assert a.sparse_attention_note(2048) is None and "upper bound" in a.sparse_attention_note(9000)
+    assert shape.sparse_reach == 512 * 4 and shape.picked_kv_values_per_token == 21 * 512 / 4
+    picked = 21 * 4 * 64 * 512 / 4  # attention over the picked entries, prompt and decode alike
+    assert shape.picked_attention_flops_per_pair == shape.picked_decode_attention_flops_per_pair == picked
+    assert a.flops_per_token(9000) - a.flops_per_token(8000) == pytest.approx(
+        (shape.attention_flops - shape.picked_attention_flops_per_pair) * 1000)  # past the picks: indexers, heavy
+
+
+def test_deepseek_sparse_attention_reads_the_latent_of_the_picked_tokens_and_every_indexer_key() -> None:
+    """DeepSeek-V3.2 and GLM-5 (DSA): MLA whose indexer picks the 2,048 cached tokens a query attends to; every
+    layer caches the latent and rope key (576 values, read for the picks) and an indexer key (128, scored for all)."""
+    from infercost.performance.roofline import model_shape
+
+    v32 = model_shape(arch("deepseek-v3.2"))
+    assert v32.sparse_reach == 2048 and v32.full_kv_values == 61 * (576 + 128)
+    assert v32.picked_kv_values_per_token == 61 * 576
+    assert v32.picked_decode_attention_flops_per_pair == 61 * 2 * 128 * (2 * 512 + 64)
+    assert v32.decode_attention_flops == v32.picked_decode_attention_flops_per_pair + 61 * 2 * 64 * 128
+    assert model_shape(arch("deepseek-v3")).sparse_reach == 0
 
 
 def test_llama_nemotron_blocks_are_built_from_transformers_llama_layers():
@@ -466,8 +489,7 @@ def test_nemotron_3_latent_experts_work_in_their_latent_width_as_transformers_bu
         config = copy.deepcopy(bundled_config(name))
         with torch.device("meta"):
             model = AutoModelForCausalLM.from_config(AutoConfig.for_model(**config))
-        built = sum(p.numel() for p in model.parameters())
-        built += sum(b.numel() for key, b in model.named_buffers() if "e_score_correction_bias" in key)
+        built = built_params(model)
         assert arch(name).total_params == built and arch(name).experts.latent == config["moe_latent_size"]
 
 
@@ -519,24 +541,76 @@ def test_glm_5_2_layers_sharing_an_indexer_have_none_of_their_own_as_transformer
                   "index_skip_topk_offset": 3}  # fmt: skip
     with torch.device("meta"):
         model = AutoModelForCausalLM.from_config(AutoConfig.for_model(**copy.deepcopy(config)))
-    built = sum(p.numel() for p in model.parameters())
-    built += sum(b.numel() for key, b in model.named_buffers() if "e_score_correction_bias" in key)
+    built = built_params(model)
     a = from_config(config)
     assert a.total_params == built
     indexed = [i for i, layer in enumerate(a.layers) if a.layer_attention(layer).index_head_dim]
     assert indexed == [i for i, layer in enumerate(model.model.layers) if layer.self_attn.indexer is not None]
+    from infercost.performance.roofline import model_shape  # a layer sharing a pick attends to the picked tokens
+
+    latent = config["kv_lora_rank"] + config["qk_rope_head_dim"]
+    assert model_shape(a).sparse_reach == config["index_topk"]
+    assert model_shape(a).picked_kv_values_per_token == 9 * latent
 
 
 def test_minimax_m2_lists_its_layers_as_softmax_attention_and_is_read():
     """MiniMax-M2.7's config (and NVIDIA's NVFP4 copies of M2.5 and M2.7) lists every layer's attention type, all 1
-    (softmax): refused as MiniMax-01's lightning attention, which a 0 would name. A 0 is still refused; so are
-    Kimi-Linear's and Kimi-K3's delta-attention layers."""
+    (softmax): refused as MiniMax-01's lightning attention, which a 0 would name. A 0 is still refused."""
     m2 = bundled_config("minimax-m2.5")
     listed = from_config({**m2, "attn_type_list": [1] * m2["num_hidden_layers"]})
     assert listed.total_params == arch("minimax-m2.5").total_params
     with pytest.raises(InputError) as raised:
         from_config({**m2, "attn_type_list": [0, 1] * (m2["num_hidden_layers"] // 2)})
     assert raised.value.field == "config.attn_type_list"
+
+
+# Kimi-Linear-48B-A3B-Instruct's config.json (moonshotai, Hugging Face), the fields that size it
+KIMI_LINEAR = {
+    "architectures": ["KimiLinearForCausalLM"], "model_type": "kimi_linear", "hidden_size": 2304,
+    "intermediate_size": 9216, "num_attention_heads": 32, "num_key_value_heads": 32, "num_hidden_layers": 27,
+    "vocab_size": 163840, "hidden_act": "silu", "kv_lora_rank": 512, "q_lora_rank": None, "qk_nope_head_dim": 128,
+    "qk_rope_head_dim": 64, "v_head_dim": 128, "mla_use_nope": True,
+    "linear_attn_config": {"head_dim": 128, "num_heads": 32, "short_conv_kernel_size": 4,
+                           "kda_layers": [1, 2, 3, 5, 6, 7, 9, 10, 11, 13, 14, 15, 17, 18, 19, 21, 22, 23, 25, 26],
+                           "full_attn_layers": [4, 8, 12, 16, 20, 24, 27]},
+    "num_experts": 256, "num_experts_per_token": 8, "num_shared_experts": 1, "moe_intermediate_size": 1024,
+    "moe_router_activation_func": "sigmoid", "use_grouped_topk": True, "num_expert_group": 1, "topk_group": 1,
+    "first_k_dense_replace": 1, "moe_layer_freq": 1, "tie_word_embeddings": False,
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("saved", [False, True], ids=["published", "saved by transformers"])
+def test_kimi_linear_sizes_its_delta_attention_layers_as_transformers_builds_them(saved: bool) -> None:
+    """Kimi-Linear was refused for its Kimi Delta Attention layers (``linear_attn_config``): the delta rule of Gated
+    DeltaNet with a per-channel decay, its decay and output gate each through a rank-128 pair, between MLA layers
+    numbered from 1. Published and as transformers saves it (linear_* fields and layer_types), the count is what
+    transformers builds (its router's correction bias is a buffer there, a weight in the checkpoint), the layers
+    are the published ones, and each KDA layer's state is the convolution's last 3 inputs (16-bit) and a 128 x 128
+    fp32 matrix per head (vLLM's ``kda_state_dtype``)."""
+    torch = pytest.importorskip("torch")
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    config = AutoConfig.for_model(**copy.deepcopy(KIMI_LINEAR)).to_dict() if saved else KIMI_LINEAR
+    if saved:
+        assert "linear_attn_config" not in config or "layer_types" in config
+    with torch.device("meta"):
+        model = AutoModelForCausalLM.from_config(AutoConfig.for_model(**copy.deepcopy(KIMI_LINEAR)))
+    built = built_params(model)
+    a = from_config(config)
+    assert a.total_params == built
+    full = [i for i, layer in enumerate(a.layers) if layer.mixer == "attention"]
+    assert full == [3, 7, 11, 15, 19, 23, 26] == [i for i, layer in enumerate(model.model.layers)
+                                                  if layer.block_type == "full_attention"]  # fmt: skip
+    assert a.state_bytes_per_sequence() == 20 * (3 * 4096 * 3 * 2 + 32 * 128 * 128 * 4)  # bf16 conv, fp32 state
+    assert a.kv_bytes_per_token("bfloat16") == 7 * (512 + 64) * 2
+
+
+def test_kimi_k3_and_a_delta_attention_list_that_misses_layers_are_refused_with_the_field() -> None:
+    """Kimi-K3's block attention residuals, full-rank gates and latent experts are not sized (remote code, no class
+    to check against): refused by its field. A KDA list that does not number every layer once is refused too."""
+    with pytest.raises(InputError) as raised:
+        from_config({**KIMI_LINEAR, "attn_res_block_size": 12})
+    assert raised.value.field == "config.attn_res_block_size"
     with pytest.raises(InputError) as raised:
         from_config({**bundled_config("kimi-k2"), "linear_attn_config": {"kda_layers": [1, 2, 3]}})
     assert raised.value.field == "config.linear_attn_config"

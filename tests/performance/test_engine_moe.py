@@ -152,6 +152,34 @@ def test_an_mla_decode_step_computes_over_the_latent_and_its_prefill_expanded() 
     assert shape.decode_attention_flops > 3 * shape.attention_flops
 
 
+@pytest.mark.parametrize("model", ["deepseek-v3.2", "glm-5"])
+def test_a_sparse_attention_step_reads_and_attends_to_the_entries_its_indexer_picks(model: str) -> None:
+    """DeepSeek Sparse Attention: past ``index_topk`` (2,048) tokens a query attends to the 2,048 its indexer picks,
+    and the indexer scores every cached token with a key of its own. A decode step at 8,000 tokens of context reads
+    the latent of 2,048 and the indexer keys of all 8,000, and its compute is the indexers' over the 5,952 more; a
+    prompt chunk's queries past the reach likewise. DeepSeek-V3 (no indexer) reads and attends to all of it."""
+    kv, compute = FEATURES.index("kv_cache_ms"), FEATURES.index("compute_ms")
+    sparse = setup_for(model, engine_hardware("H200", 8, "fp8"), "fp8", ENGINE_PRESETS["sglang"])
+    cost, shape = sparse.cost, sparse.shape
+    assert shape.sparse_reach == 2048
+    index_bytes = cost.kv_bytes_per_token - cost.picked_kv_bytes_per_token
+    per_value = cost.kv_bytes_per_token / shape.full_kv_values
+    assert index_bytes == pytest.approx(shape.n_layers * 128 * per_value)  # every layer's indexer key
+    beyond = cost.decode(1, 8000) - cost.decode(1, 2048)
+    assert beyond[kv] == pytest.approx(index_bytes * (8000 - 2048) / cost.bandwidth_bytes_per_ms)
+    indexers = shape.decode_attention_flops - shape.picked_decode_attention_flops_per_pair
+    assert beyond[compute] == pytest.approx(indexers * (8000 - 2048) / cost.flops_per_ms)
+    prompt = cost.prefill(1000, 7000) - cost.prefill(1000, 3000)  # every query past the reach, 4,000 later
+    prompt_indexers = shape.attention_flops - shape.picked_attention_flops_per_pair
+    assert prompt[compute] == pytest.approx(prompt_indexers * 1000 * 4000 / cost.flops_per_ms)
+    within = cost.prefill(1000, 1048)[compute] - cost.prefill(1000, 0)[compute]  # all within it: all attended
+    assert within == pytest.approx(shape.attention_flops * 1000 * 1048 / cost.flops_per_ms)
+    dense = setup_for("deepseek-ai/DeepSeek-V3", engine_hardware("H200", 8, "fp8"), "fp8", ENGINE_PRESETS["sglang"])
+    assert dense.shape.sparse_reach == 0
+    assert (dense.cost.decode(1, 8000) - dense.cost.decode(1, 2048))[kv] == pytest.approx(
+        dense.cost.kv_bytes_per_token * 5952 / dense.cost.bandwidth_bytes_per_ms)
+
+
 def test_vllm_and_sglang_take_the_batch_cap_and_step_budget_they_default_to_on_each_gpu() -> None:
     """vLLM's server: 1024 sequences and 8192 tokens a step on a GPU of 70 GiB or more other than an A100, 256 and
     2048 on the rest; SGLang caps running requests only by its memory pool and chunks prefill at 8192 tokens below
@@ -532,6 +560,21 @@ def test_an_all_to_all_sends_a_token_once_to_each_other_gpu_that_holds_its_exper
     assert expert_ranks_off_gpu(shape, expert_parallel) < k * (expert_parallel - 1) / expert_parallel
 
 
+def test_a_latent_moe_dispatches_its_tokens_in_the_latent_width() -> None:
+    """Nemotron 3 Super projects a token to its 1,024-wide latent before the all-to-all (hidden 4,096): under expert
+    parallelism with attention data parallel ranks its dispatch sends a quarter of what the same model with experts
+    in the hidden width would; its all-reduces (attention, and MoE output over tensor-parallel experts) are not."""
+    from infercost.performance.engine import allreduce_ms_per_token
+
+    hardware = engine_hardware("H100", 8, "fp8")
+    shape = setup_for("nemotron-3-super-120b-a12b", hardware, "fp8", ENGINE_PRESETS["vllm"]).shape
+    assert (shape.expert_width, shape.hidden_size) == (1024, 4096)
+    hidden_wide = replace(shape, expert_width=0)
+    dispatch = [allreduce_ms_per_token(s, hardware, 8, 8) for s in (shape, hidden_wide)]  # ranks hold whole layers
+    assert dispatch[0] == pytest.approx(dispatch[1] / 4) and dispatch[0] > 0
+    assert allreduce_ms_per_token(shape, hardware) == allreduce_ms_per_token(hidden_wide, hardware)
+
+
 def test_attention_data_parallel_all_reduces_no_attention() -> None:
     """DeepSeek-R1 on 8 GPUs with EP8: under attention TP8 every GPU holds every token, so every layer all-reduces
     over the 8 GPUs, the MoE layers' outputs too (each GPU computed its experts' share); under attention DP8 each
@@ -700,8 +743,9 @@ def test_a_roofline_of_a_model_with_no_table_carries_the_error_measured_for_that
 
 
 def test_a_hybrid_models_recurrent_state_takes_cache_and_is_read_by_every_step() -> None:
-    """Nemotron-3-Nano keeps 50 MB of fp32 Mamba2 state per sequence (23 layers) beside 3 KB of KV cache a token
-    at FP8: the state is worth 16,254 tokens of cache. It was counted nowhere, so on one H100 1,024 users of 1,000 +
+    """Nemotron-3-Nano keeps 49 MB of Mamba2 state per sequence (23 layers: 16-bit convolution inputs, fp32 SSM
+    state, as vLLM and SGLang keep them) beside 3 KB of KV cache a token at FP8: the state is worth 15,978 tokens
+    of cache. It was counted nowhere, so on one H100 1,024 users of 1,000 +
     300 tokens all ran, 51 GB of state in the ~50 GB the weights leave; and a decode step did not read it (at 256
     users, 12.8 GB a step). Now a sequence holds its state in the capacity's count and every step reads it once."""
     from infercost.performance.engine import held_extra_tokens
@@ -710,12 +754,12 @@ def test_a_hybrid_models_recurrent_state_takes_cache_and_is_read_by_every_step()
     hardware = engine_hardware("H100 SXM", 1, "fp8")
     nano = setup_for("nemotron-3-nano-30b-a3b", hardware, "fp8", ENGINE_PRESETS["vllm"])
     state = nano.shape.state_bytes_per_sequence
-    assert state == 23 * ((4096 + 2 * 8 * 128) * 3 + 64 * 64 * 128) * 4  # conv inputs and SSM state, fp32
-    assert nano.cost.state_tokens(0.0) == -(-state // nano.cost.kv_bytes_per_token) == 16_254
-    assert held_extra_tokens(nano.cost, nano.config, 1300) == 16_254
+    assert state == 23 * ((4096 + 2 * 8 * 128) * 3 * 2 + 64 * 64 * 128 * 4)  # conv inputs bf16, SSM state fp32
+    assert nano.cost.state_tokens(0.0) == -(-state // nano.cost.kv_bytes_per_token) == 15_978
+    assert held_extra_tokens(nano.cost, nano.config, 1300) == 15_978
     decode_kv = nano.cost.decode(256, 256 * 1300)[2] * nano.cost.bandwidth_bytes_per_ms
     assert decode_kv == pytest.approx(nano.cost.kv_bytes_per_token * 256 * 1300 + 256 * state)
     predicted = predict_roofline("nemotron-3-nano-30b-a3b", "H100", 1, "fp8", 1000, 300,
                                  Load(concurrencies=(1, 256, 1024)))  # fmt: skip
     levels = [point.level for point in predicted.points]
-    assert levels == [1, 256] and any("787 users" in note for note in predicted.notes)
+    assert levels == [1, 256] and any("799 users" in note for note in predicted.notes)

@@ -52,9 +52,10 @@ def test_qwen3_5_holds_45_delta_rule_states_and_15_attention_caches_by_hand():
     a = arch("qwen3.5-397b-a17b")
     assert a.kind == "hybrid-moe" and len(a.attention_layers) == 15
     conv_dim = 2 * 16 * 128 + 64 * 128  # q and k of 16 heads, v of 64 heads, 128 wide
-    state = conv_dim * (4 - 1) + 64 * 128 * 128  # the conv's last 3 inputs, a 128x128 matrix per value head
+    # the conv's last 3 inputs (16-bit), a 128x128 matrix per value head (mamba_ssm_dtype float32)
+    state = conv_dim * (4 - 1) * 2 + 64 * 128 * 128 * 4
     assert a.kv_bytes_per_token() == 15 * 2 * 2 * 256 * 2 == 30_720
-    assert a.kv_bytes_per_sequence(1000) == 1000 * 30_720 + 45 * state * 4  # mamba_ssm_dtype float32
+    assert a.kv_bytes_per_sequence(1000) == 1000 * 30_720 + 45 * state
 
 
 def test_kimi_k2_5_ships_int4_experts_with_16_bit_attention_and_shared_experts():
