@@ -688,6 +688,15 @@ class Architecture:
         return sum(self.layer_attention(layer).index_flops_per_context_token() for layer in self.layers
                    if layer.mixer == "attention" and not layer.indexed and self.layer_reach(layer))  # fmt: skip
 
+    def sparse_attention_note(self, tokens: float) -> str | None:
+        """What to say where a request is longer than its sparse layers' attention reads (``sparse_reach``): past
+        it a step reads the indexer's key of every token and the latent of the picks only, as the simulation does."""
+        reach = self.sparse_reach()
+        if not reach or tokens <= reach:
+            return None
+        return (f"its sparse layers attend to {reach:,} of a request's {tokens:,.0f} tokens, those their indexer "
+                "picks (scoring every one), as simulated here")
+
     def summary(self) -> dict[str, Any]:
         """The headline facts, JSON-able."""
         return {"model": self.name, "model_type": self.model_type, "kind": self.kind,

@@ -594,7 +594,9 @@ def predict_roofline(
     setup_for(model, replica, dtype, ENGINE_PRESETS["vllm"], shape)
     gpu = datasheet.gpu  # as the catalog names it ("H100" is "H100 SXM"): the tables' hardware is named so
     over = architecture.over_context(input_len + output_len)
-    setup_notes = _check_native(datasheet, dtype) + ([f"{over}, as simulated here"] if over else [])
+    sparse = architecture.sparse_attention_note(input_len + output_len)
+    setup_notes = (_check_native(datasheet, dtype) + ([f"{over}, as simulated here"] if over else [])
+                   + ([sparse] if sparse else []))  # fmt: skip
     nvidia = datasheet.vendor == "NVIDIA"
     if engine == "tensorrt-llm" and not nvidia:
         raise InputError("engine", f"TensorRT-LLM runs on NVIDIA GPUs only and {datasheet.gpu} is "

@@ -450,6 +450,9 @@ def test_deepseek_sparse_attention_reads_the_latent_of_the_picked_tokens_and_eve
     assert v32.picked_decode_attention_flops_per_pair == 61 * 2 * 128 * (2 * 512 + 64)
     assert v32.decode_attention_flops == v32.picked_decode_attention_flops_per_pair + 61 * 2 * 64 * 128
     assert model_shape(arch("deepseek-v3")).sparse_reach == 0
+    assert arch("deepseek-v3.2").sparse_attention_note(2048) is None
+    assert "attend to 2,048 of a request's 9,000 tokens" in arch("deepseek-v3.2").sparse_attention_note(9000)
+    assert arch("deepseek-v3").sparse_attention_note(9000) is None
 
 
 def test_llama_nemotron_blocks_are_built_from_transformers_llama_layers():
