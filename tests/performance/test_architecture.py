@@ -593,9 +593,11 @@ def test_kimi_linear_sizes_its_delta_attention_layers_as_transformers_builds_the
     torch = pytest.importorskip("torch")
     from transformers import AutoConfig, AutoModelForCausalLM
 
-    config = AutoConfig.for_model(**copy.deepcopy(KIMI_LINEAR)).to_dict() if saved else KIMI_LINEAR
-    if saved:
-        assert "linear_attn_config" not in config or "layer_types" in config
+    config = KIMI_LINEAR
+    if saved:  # without the dict (transformers' own KimiLinearConfig() has none): its linear_* fields and layer_types
+        config = {k: v for k, v in AutoConfig.for_model(**copy.deepcopy(KIMI_LINEAR)).to_dict().items()
+                  if k != "linear_attn_config"}  # fmt: skip
+        assert config["linear_num_heads"] == 32 and len(config["layer_types"]) == 27
     with torch.device("meta"):
         model = AutoModelForCausalLM.from_config(AutoConfig.for_model(**copy.deepcopy(KIMI_LINEAR)))
     built = built_params(model)
@@ -606,6 +608,21 @@ def test_kimi_linear_sizes_its_delta_attention_layers_as_transformers_builds_the
                                                   if layer.block_type == "full_attention"]  # fmt: skip
     assert a.state_bytes_per_sequence() == 20 * (3 * 4096 * 3 * 2 + 32 * 128 * 128 * 4)  # bf16 conv, fp32 state
     assert a.kv_bytes_per_token("bfloat16") == 7 * (512 + 64) * 2
+
+
+def test_transformers_default_kimi_linear_config_is_counted_as_it_builds_it() -> None:
+    """transformers' own KimiLinearConfig() places its MLA layers by its default rule (every fourth from the fifth)
+    and keeps no linear_attn_config: counted as it builds it, layer by layer."""
+    torch = pytest.importorskip("torch")
+    from transformers import CONFIG_MAPPING, AutoConfig, AutoModelForCausalLM
+
+    config = CONFIG_MAPPING["kimi_linear"]().to_dict()
+    with torch.device("meta"):
+        model = AutoModelForCausalLM.from_config(AutoConfig.for_model(**copy.deepcopy(config)))
+    a = from_config(config)
+    assert a.total_params == built_params(model)
+    assert [layer.mixer == "attention" for layer in a.layers] == [
+        layer.block_type == "full_attention" for layer in model.model.layers]  # fmt: skip
 
 
 def test_kimi_k3_and_a_delta_attention_list_that_misses_layers_are_refused_with_the_field() -> None:
