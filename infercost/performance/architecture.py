@@ -1029,10 +1029,13 @@ def _mamba(cfg: _Fields, hidden: int) -> Mamba | None:
                  normalize_dtype(state_dtype) if state_dtype.lower() in DTYPES else UNQUANTIZED)  # fmt: skip
 
 
+_KIMI_LINEAR = "kimi_linear"  # the model type whose Kimi Delta Attention layers are sized (others' are refused)
+
+
 def _linear_attention(cfg: _Fields) -> LinearAttention | None:
-    kda = cfg.get("linear_attn_config")
-    if isinstance(kda, Mapping) or cfg.get("linear_head_dim") is not None:  # Kimi-Linear's checkpoint keeps them in
-        kda = kda if isinstance(kda, Mapping) else {}  # a dict, transformers' saved config in linear_* fields
+    if cfg.get("model_type") == _KIMI_LINEAR:  # its checkpoint keeps them in a dict, transformers in linear_* fields
+        kda = cfg.get("linear_attn_config")
+        kda = kda if isinstance(kda, Mapping) else {}
         kda = _Fields(kda, {"num_heads": cfg.get("linear_num_heads", default=32),
                             "head_dim": cfg.get("linear_head_dim", default=128),
                             "short_conv_kernel_size": cfg.get("linear_conv_kernel_dim", default=4)})  # fmt: skip
@@ -1078,6 +1081,8 @@ _UNREAD_LAYOUTS = {
     "block_types": "RecurrentGemma's recurrent blocks",
     "attn_res_block_size": "Kimi-K3's block attention residuals (and its full-rank delta-attention gates and "
                            "latent experts)",
+    "linear_attn_config": "delta-attention layers of a model other than Kimi-Linear (model_type kimi_linear), "
+                          "whose weights transformers has nothing to check against",
 }
 _RECURRENT_TYPES = ("mamba", "mamba2", "falcon_mamba", "rwkv", "rwkv5", "rwkv6", "rwkv7", "xlstm")
 
@@ -1092,6 +1097,8 @@ def _refuse_unread_layouts(cfg: _Fields) -> None:
     for name, layout in _UNREAD_LAYOUTS.items():
         if name == "attn_type_list" and 0 not in (cfg.values.get(name) or [0]):
             continue  # MiniMax-M2's lists every layer as softmax attention (1): no lightning layer to size
+        if name == "linear_attn_config" and model_type == _KIMI_LINEAR:
+            continue  # Kimi-Linear's Kimi Delta Attention layers: sized (``_linear_attention``)
         if name in cfg.values:  # Bamba's default, null, makes every layer Mamba
             raise InputError(f"config.{name}", f"{layout}: a layout this reader does not size, so it is not "
                                                "simulated rather than simulated wrong")  # fmt: skip

@@ -627,10 +627,20 @@ def test_transformers_default_kimi_linear_config_is_counted_as_it_builds_it() ->
 
 def test_kimi_k3_and_a_delta_attention_list_that_misses_layers_are_refused_with_the_field() -> None:
     """Kimi-K3's block attention residuals, full-rank gates and latent experts are not sized (remote code, no class
-    to check against): refused by its field. A KDA list that does not number every layer once is refused too."""
+    to check against): refused by its field. A KDA list that does not number every layer once is refused too, and
+    so are other models' linear-attention layers whose fields look like Kimi's (Ling's bailing_hybrid, read as KDA
+    when Kimi-Linear's reader took any linear_head_dim, was 0.54% under what transformers builds)."""
+    from transformers import CONFIG_MAPPING
+
     with pytest.raises(InputError) as raised:
         from_config({**KIMI_LINEAR, "attn_res_block_size": 12})
     assert raised.value.field == "config.attn_res_block_size"
+    with pytest.raises(InputError) as raised:
+        from_config(CONFIG_MAPPING["bailing_hybrid"]().to_dict())
+    assert raised.value.field == "config.linear_num_value_heads"
+    with pytest.raises(InputError) as raised:
+        from_config({**KIMI_LINEAR, "model_type": "glm5_next"})
+    assert raised.value.field == "config.linear_attn_config"
     with pytest.raises(InputError) as raised:
         from_config({**bundled_config("kimi-k2"), "linear_attn_config": {"kda_layers": [1, 2, 3]}})
     assert raised.value.field == "config.linear_attn_config"
