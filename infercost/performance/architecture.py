@@ -808,8 +808,9 @@ def _dense_mlp_fields(text: Mapping[str, Any], experts: Experts | None) -> tuple
 class _Fields:
     """A config's fields with the class defaults behind them, remembering which ones were read (``used``)."""
 
-    def __init__(self, values: Mapping[str, Any], defaults: Mapping[str, Any]) -> None:
+    def __init__(self, values: Mapping[str, Any], defaults: Mapping[str, Any], where: str = "config") -> None:
         self.values, self.defaults, self.used = values, defaults, {}
+        self.where = where  # how an error names a field: config.x, or in a nested dict config.parent.x
 
     def get(self, *names: str, default: Any = None) -> Any:
         for key in names:
@@ -823,11 +824,11 @@ class _Fields:
     def int(self, *names: str, default: int | None = None) -> int:
         value = self.get(*names, default=default)
         if value is None:
-            raise InputError(f"config.{names[0]}", "missing; a decoder config needs it")
+            raise InputError(f"{self.where}.{names[0]}", "missing; a decoder config needs it")
         if isinstance(value, bool) or not isinstance(value, int | float) or value < 0 or value != int(value):
             given = next((n for n in names if self.values.get(n) is not None or self.defaults.get(n) is not None),
                          names[0])  # the name the config used  # fmt: skip
-            raise InputError(f"config.{given}", f"must be a whole number ≥ 0, got {value!r}")
+            raise InputError(f"{self.where}.{given}", f"must be a whole number ≥ 0, got {value!r}")
         return int(value)
 
 
@@ -1034,14 +1035,15 @@ _KIMI_LINEAR = "kimi_linear"  # the model type whose Kimi Delta Attention layers
 
 def _linear_attention(cfg: _Fields) -> LinearAttention | None:
     if cfg.get("model_type") == _KIMI_LINEAR:  # its checkpoint keeps them in a dict, transformers in linear_* fields
-        kda = cfg.get("linear_attn_config")
-        kda = kda if isinstance(kda, Mapping) else {}
-        kda = _Fields(kda, {"num_heads": cfg.get("linear_num_heads", default=32),
-                            "head_dim": cfg.get("linear_head_dim", default=128),
-                            "short_conv_kernel_size": cfg.get("linear_conv_kernel_dim", default=4)})  # fmt: skip
-        heads, head_dim = kda.int("num_heads"), kda.int("head_dim")
-        return LinearAttention(heads, heads, head_dim, head_dim, kda.int("short_conv_kernel_size"), "float32",
-                               gate_rank=head_dim)  # fmt: skip
+        listed = cfg.get("linear_attn_config")
+        if isinstance(listed, Mapping):
+            kda, names = _Fields(listed, {}, "config.linear_attn_config"), ("num_heads", "head_dim",
+                                                                             "short_conv_kernel_size")
+        else:
+            kda, names = cfg, ("linear_num_heads", "linear_head_dim", "linear_conv_kernel_dim")
+        heads, head_dim, kernel = (kda.int(name, default=default) for name, default in zip(names, (32, 128, 4),
+                                                                                            strict=True))
+        return LinearAttention(heads, heads, head_dim, head_dim, kernel, "float32", gate_rank=head_dim)
     if cfg.get("linear_num_value_heads") is None:
         return None
     state_dtype = str(cfg.get("mamba_ssm_dtype", default=UNQUANTIZED))  # Qwen3.5 keeps the recurrent state in fp32

@@ -635,6 +635,10 @@ def test_kimi_k3_and_a_delta_attention_list_that_misses_layers_are_refused_with_
     with pytest.raises(InputError) as raised:
         from_config({**KIMI_LINEAR, "attn_res_block_size": 12})
     assert raised.value.field == "config.attn_res_block_size"
+    bad = {**KIMI_LINEAR, "linear_attn_config": {**KIMI_LINEAR["linear_attn_config"], "num_heads": "32"}}
+    with pytest.raises(InputError) as raised:  # named where it is, not as a top-level num_heads
+        from_config(bad)
+    assert raised.value.field == "config.linear_attn_config.num_heads"
     with pytest.raises(InputError) as raised:
         from_config(CONFIG_MAPPING["bailing_hybrid"]().to_dict())
     assert raised.value.field == "config.linear_num_value_heads"
