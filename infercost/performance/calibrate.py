@@ -57,16 +57,17 @@ from infercost.performance.roofline import ModelShape, dtype_bytes
 # the last two, communication_ms and wait_ms, are time already: always 1
 PRIOR = np.array([0.3, 1 / 0.8, 1 / 0.5, 1 / 0.5, 0.01, 2.0, 1.0, 1.0])
 # A MoE setup's priors, the group's: the median fit of the bundled MoE setups whose points identify their coefficients
-# (``validation.moe_coefficients``: 98 setups of four or more concurrency levels spanning 8x, each fitted towards
-# the dense priors; bench.held_out_accuracy stores the medians, a test holds these to them). A MoE step costs about
-# 6 ms beyond its roofline for a model of 61 layers, in proportion to its layers (``engine.MOE_REFERENCE_LAYERS``:
-# routing, expert dispatch, the launches of many small GEMMs, each layer's), where a dense one costs 0.3, and reads
-# its experts at 0.55 x their roofline time (the roofline's expected distinct experts over-count what a step reads).
-# With the dense priors a MoE setup measured at one concurrency put its overhead on each sequence, and carried it
-# to many users: DeepSeek-R1 on 8 B200s measured at 4 users, moved to 128 and 256 under attention DP, predicted
-# TPOTs 4-6x the measured. Held-out MoE throughput p90 from other GPUs went 85.7% -> 62.2% (TensorRT-LLM) and
-# 53.7% -> 39.2% (vLLM), TPOT 63.8% -> 50.2% and 51.8% -> 36.5%; TTFT did not move. A one-point setup is still ambiguous, the other way: one SGLang 0.5.6 table at 64 users now puts its overhead
-# on the step and over-predicts TPOT at 4 users 2x (SGLang MoE throughput between releases, p90 43.1% -> 52.3%).
+# (``validation.moe_coefficients``: 98 setups of four or more concurrency levels spanning 8x, each fitted towards the
+# dense priors; bench.held_out_accuracy stores the medians, a test holds these to them). A MoE step costs about 6 ms
+# beyond its roofline for a model of 61 layers, in proportion to its layers (``engine.MOE_REFERENCE_LAYERS``: routing,
+# expert dispatch, the launches of many small GEMMs, each layer's), where a dense one costs 0.3, and reads its experts
+# at 0.55 x their roofline time (the roofline's expected distinct experts over-count what a step reads). With the dense
+# priors a MoE setup measured at one concurrency put its overhead on each sequence, and carried it to many users:
+# DeepSeek-R1 on 8 B200s measured at 4 users, moved to 128 and 256 under attention DP, predicted TPOTs 4-6x the
+# measured. Held-out MoE throughput p90 from other GPUs went 85.7% -> 62.2% (TensorRT-LLM) and 53.7% -> 39.2% (vLLM),
+# TPOT 63.8% -> 50.2% and 51.8% -> 36.5%; TTFT did not move. A one-point setup is still ambiguous, the other way: one
+# SGLang 0.5.6 table at 64 users now puts its overhead on the step and over-predicts TPOT at 4 users 2x (SGLang MoE
+# throughput between releases, p90 43.1% -> 52.3%).
 MOE_PRIOR = np.array([5.98, 0.548, 1.81, 1.37, 0.0, 2.94, 1.0, 1.0])
 # No engine reads the KV cache faster than the datasheet's bandwidth or computes faster than its peak: those two
 # coefficients (× roofline time) stay at 1 or more. Without the floor, a setup with one table (70B FP8 on two H100s)
