@@ -34,7 +34,6 @@ from infercost.performance.engine import (
     COMPUTE,
     FEATURES,
     REQUEST,
-    TENSOR_PARALLEL_WEIGHTS_EXPONENT,
     WAIT,
     WEIGHTS,
     EngineConfig,
@@ -49,6 +48,7 @@ from infercost.performance.engine import (
     simulate_poisson,
     step_budget_that_fits,
     step_cost,
+    weights_exponent,
 )
 from infercost.performance.roofline import ModelShape, dtype_bytes
 
@@ -60,15 +60,16 @@ PRIOR = np.array([0.3, 1 / 0.8, 1 / 0.5, 1 / 0.5, 0.01, 2.0, 1.0, 1.0])
 # (``validation.moe_coefficients``: 98 setups of four or more concurrency levels spanning 8x, each fitted towards the
 # dense priors; bench.held_out_accuracy stores the medians, a test holds these to them). A MoE step costs about 6 ms
 # beyond its roofline for a model of 61 layers, in proportion to its layers (``engine.MOE_REFERENCE_LAYERS``: routing,
-# expert dispatch, the launches of many small GEMMs, each layer's), where a dense one costs 0.3, and reads its experts
-# at 0.55 x their roofline time (the roofline's expected distinct experts over-count what a step reads). With the dense
-# priors a MoE setup measured at one concurrency put its overhead on each sequence, and carried it to many users:
-# DeepSeek-R1 on 8 B200s measured at 4 users, moved to 128 and 256 under attention DP, predicted TPOTs 4-6x the
+# expert dispatch, the launches of many small GEMMs, each layer's), where a dense one costs 0.3, and reads its weights
+# at about their roofline time (0.99 x, their reads dividing among the GPUs as a MoE model's do:
+# ``engine.MOE_WEIGHTS_GPU_EXPONENT``; dividing as a dense model's, 0.55 x, from 1.0 on one GPU to 0.37 on eight). With
+# the dense priors a MoE setup measured at one concurrency put its overhead on each sequence, and carried it to many
+# users: DeepSeek-R1 on 8 B200s measured at 4 users, moved to 128 and 256 under attention DP, predicted TPOTs 4-6x the
 # measured. Held-out MoE throughput p90 from other GPUs went 85.7% -> 62.2% (TensorRT-LLM) and 53.7% -> 39.2% (vLLM),
 # TPOT 63.8% -> 50.2% and 51.8% -> 36.5%; TTFT did not move. A one-point setup is still ambiguous, the other way: one
 # SGLang 0.5.6 table at 64 users now puts its overhead on the step and over-predicts TPOT at 4 users 2x (SGLang MoE
 # throughput between releases, p90 43.1% -> 52.3%).
-MOE_PRIOR = np.array([5.98, 0.548, 1.81, 1.37, 0.0, 2.94, 1.0, 1.0])
+MOE_PRIOR = np.array([6.19, 0.986, 1.83, 1.38, 0.004, 2.58, 1.0, 1.0])
 # No engine reads the KV cache faster than the datasheet's bandwidth or computes faster than its peak: those two
 # coefficients (× roofline time) stay at 1 or more. Without the floor, a setup with one table (70B FP8 on two H100s)
 # put prefill at 11x peak compute and made up the TTFT in its correction, and every GPU it was carried to went wrong
@@ -261,7 +262,7 @@ def roofline_floor(setup: Setup) -> NDArray:
     faster than its bandwidth once the tensor-parallel penalty their feature carries is taken off (and a MoE
     model's FLOPs, the penalty of ``engine.compute_exponent``)."""
     floor = ROOFLINE_FLOOR.copy()
-    floor[WEIGHTS] = setup.hardware.gpus ** -(1 - TENSOR_PARALLEL_WEIGHTS_EXPONENT)
+    floor[WEIGHTS] = setup.hardware.gpus ** -(1 - weights_exponent(setup.shape))
     floor[COMPUTE] = setup.hardware.gpus ** -(1 - compute_exponent(setup.shape))
     return floor
 

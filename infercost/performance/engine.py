@@ -136,7 +136,7 @@ class EngineConfig:
     # Where a MoE setup's prompt time goes under this engine, as the priors of its fit (``calibrate.prior_for``): its
     # compute (x roofline) and each request's own latency outside the steps, the medians of the engine's MoE setups
     # whose points identify them (``validation.moe_coefficients``, per engine; None: ``calibrate.MOE_PRIOR``'s, the
-    # median over every engine). The engines part: SGLang 2.4x and 33 ms, TensorRT-LLM 1.5x and 25 ms, vLLM 1.1x and
+    # median over every engine). The engines part: SGLang 2.4x and 33 ms, TensorRT-LLM 1.5x and 22 ms, vLLM 1.1x and
     # none (compute in the units of ``MOE_COMPUTE_GPU_EXPONENT``; before it, 4.5x, 2.7x and 1.6x, quartiles 2.2-6.2x,
     # 1.8-3.1x and 1.3-1.9x). With one prompt length a fit cannot tell the two apart, and the pooled prior put
     # SGLang's prefill into a per-request latency carried whole to other prompt lengths (DeepSeek-V3 on 8 B300s
@@ -206,7 +206,7 @@ ENGINE_PRESETS: dict[str, EngineConfig] = {
     # (setups of several prompt lengths: dense 21, 0.162, quartiles 0.13 and 0.29; MoE 39, 0.000, quartiles -0.06
     # and 0.10; NIM's 12: -0.02).
     "tensorrt-llm": replace(NIM_ENGINE, max_batch=2048, max_batched_tokens=8192, ttft_prompt_slope=0.162,
-                            moe_ttft_prompt_slope=0.0, moe_compute_prior=1.53, moe_request_ms_prior=24.9,
+                            moe_ttft_prompt_slope=0.0, moe_compute_prior=1.53, moe_request_ms_prior=22.1,
                             mixed_steps_fixed=True),
     # vLLM V1's server: max_num_seqs 1024 and max_num_batched_tokens 8192 on a GPU of 70 GiB or more other than an
     # A100, 256 and 2048 on the others (EngineArgs.get_batch_defaults, vllm-project/vllm at 99d7eb5,
@@ -429,6 +429,11 @@ class StepCost:
 # transfer's median throughput error was 48.2% (vLLM), 46.4% (SGLang), 44.2% (TensorRT-LLM); once per group, 16.5%,
 # 18.8%, 27.3%.
 TENSOR_PARALLEL_WEIGHTS_EXPONENT = 0.42
+# A MoE model's reads are mostly its experts', whole matrices on each GPU's share that a decode step streams at any
+# batch: they divide among the GPUs nearly as the bytes do. With the dense exponent above, the MoE setups that identify
+# their weight coefficient fitted 1.0, 0.67, 0.51 and 0.37 (medians) on 1, 2, 4 and 8 GPUs, 40 of 98 at the floor
+# (the datasheet's bandwidth): in bytes over bandwidth, 1.0, 1.0, 1.15 and 1.24, i.e. gpus ** -0.9.
+MOE_WEIGHTS_GPU_EXPONENT = 0.9
 # A MoE model's FLOPs do not divide by the GPU count either: spread over more GPUs, each expert's grouped GEMM gets
 # fewer rows (expert parallelism) or narrower shards (tensor parallelism), and the dispatch around it does not
 # shrink. Held out within a release, MoE mean TTFTs carried to more GPUs came out too fast and to fewer too slow
@@ -451,12 +456,12 @@ def step_cost(shape: ModelShape, hardware: Hardware, *, dtype: str, kv_dtype: st
               expert_parallel: int = 1, attention_data_parallel: int = 1) -> StepCost:  # fmt: skip
     """The roofline quantities of one model on one replica (one engine: a tensor-parallel group, its experts
     over ``expert_parallel`` of its GPUs), the units in which coefficients are fitted."""
-    tensor_parallel_penalty = hardware.gpus ** (1 - TENSOR_PARALLEL_WEIGHTS_EXPONENT)
+    tensor_parallel_penalty = hardware.gpus ** (1 - weights_exponent(shape))
     kv_bytes = dtype_bytes(kv_dtype or dtype) * kv_copies(shape, hardware.gpus, attention_data_parallel)
     # Every attention data-parallel rank reads the dense weights (attention, shared experts, dense layers) whole,
     # sharded only over its own tensor-parallel group: in the replica's units, its GPUs times that group's read.
     rank_gpus = attention_group(hardware.gpus, attention_data_parallel)
-    dense_read = hardware.gpus * rank_gpus**-TENSOR_PARALLEL_WEIGHTS_EXPONENT
+    dense_read = hardware.gpus * rank_gpus ** -weights_exponent(shape)
     # a generation's shares of the datasheet: a MoE model's of its peak, a dense model's of its bandwidth
     compute_share = MOE_COMPUTE_SHARE.get(hardware.generation, 1.0) if shape.num_experts else 1.0
     read_share = 1.0 if shape.num_experts else DENSE_WEIGHT_READ_SHARE.get(hardware.generation, 1.0)
@@ -487,6 +492,11 @@ def step_cost(shape: ModelShape, hardware: Hardware, *, dtype: str, kv_dtype: st
         picked_attention_flops_per_token_pair=shape.picked_attention_flops_per_pair,
         picked_decode_attention_flops_per_token_pair=shape.picked_decode_attention_flops_per_pair,
     )  # fmt: skip
+
+
+def weights_exponent(shape: ModelShape) -> float:
+    """How a step's weight-read time falls with the GPUs it runs on: as ``gpus ** -weights_exponent``."""
+    return MOE_WEIGHTS_GPU_EXPONENT if shape.num_experts else TENSOR_PARALLEL_WEIGHTS_EXPONENT
 
 
 def compute_exponent(shape: ModelShape) -> float:
