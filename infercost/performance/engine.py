@@ -713,6 +713,7 @@ class _Engine:
     decode_steps: int = 0
     decode_context: int = 0  # tokens in the KV caches of the decoding sequences
     kv_used: int = 0  # tokens reserved (reserve_full_kv) or held in the KV cache
+    prefill_pending: int = 0  # prompt tokens admitted and not yet cached
 
     @property
     def running(self) -> int:
@@ -729,14 +730,13 @@ class _Engine:
         prompt beside the prompts already admitted and not yet cached (vLLM allocates a prompt's blocks chunk by
         chunk, and where the next chunk finds none it preempts the newest request: the one it just took)."""
         reserve = self.config.reserve_full_kv
-        pending = 0 if reserve else sum(r.to_prefill - r.prefilled for r in self.prefilling)
         while self.waiting and self.running < self.config.max_batch:
             request = self.waiting[0]
-            need = request.kv_reserved if reserve else request.to_prefill + 1 + request.extra_tokens
-            if self.kv_used + pending + need > self.config.kv_capacity_tokens and self.running:
+            need = (request.kv_reserved if reserve
+                    else self.prefill_pending + request.to_prefill + 1 + request.extra_tokens)  # fmt: skip
+            if self.kv_used + need > self.config.kv_capacity_tokens and self.running:
                 return
-            if not reserve:
-                pending += request.to_prefill - request.prefilled
+            self.prefill_pending += request.to_prefill - request.prefilled
             self.prefilling.append(self.waiting.popleft())
             self.kv_used += request.kv_reserved if reserve else request.prefilled + request.extra_tokens
 
@@ -784,11 +784,12 @@ class _Engine:
             self._advance_decoders(1)
         for request, chunk in chunks:
             request.prefilled += chunk
+            self.prefill_pending -= chunk
             if not self.config.reserve_full_kv:
                 self.kv_used += chunk
             if request.prefilled == request.to_prefill:
                 self._start_decoding(request)
-        self.prefilling = [r for r in self.prefilling if r.prefilled < r.to_prefill]
+                self.prefilling.remove(request)  # near the front: prompts are taken in order
 
     def _start_decoding(self, request: _Request) -> None:
         if request.first_token is None:
@@ -946,17 +947,21 @@ def _drive(
         while arrivals and arrivals[0][0] <= now + 1e-9:
             time_ms, _, user = heapq.heappop(arrivals)
             rounds[user] = rounds.get(user, 0) + 1
-            stamp = engine.clock + wait * (time_ms - now)
+            stamp = engine.clock.copy()
+            stamp[WAIT] += time_ms - now
             engine.waiting.append(_Request(stamp, input_len, output_len, user, rounds[user],
                                            prefilled=engine.config.cached_tokens(input_len),
                                            extra_tokens=extra_tokens,
                                            rank=sent % engine.cost.attention_ranks))
             sent += 1
         limit = _steps_until(engine, coefficients, arrivals[0][0] - now) if arrivals else None
-        for request in engine.advance(limit):
-            follow = next_request(request, float(engine.clock @ coefficients)) if next_request else None
-            if follow is not None:
-                heapq.heappush(arrivals, (follow[0], len(engine.finished), follow[1]))
+        done = engine.advance(limit)
+        if done and next_request:
+            finished_ms = float(engine.clock @ coefficients)
+            for request in done:
+                follow = next_request(request, finished_ms)
+                if follow is not None:
+                    heapq.heappush(arrivals, (follow[0], len(engine.finished), follow[1]))
 
 
 def _steps_until(engine: _Engine, coefficients: NDArray, gap_ms: float) -> int:
