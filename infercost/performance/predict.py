@@ -50,6 +50,7 @@ from infercost.performance.expected_error import (
     compounded,
     expected_error,
     held_out_error,
+    priors_beat_another_engine,
     stored_calibrations,
     stored_held_out_calibrations,
 )
@@ -610,6 +611,10 @@ def predict_roofline(
         reference = _reference(model, gpu, gpus, dtype, "vllm", layout, release)
         measured = engine_preset(reference.engine)[0] if reference else "vllm"
         engine = engine or (measured if measured != "tensorrt-llm" else "vllm")
+    elsewhere = None  # measured under another engine only, where that engine's priors predict a model better
+    if reference is not None and engine and engine_preset(reference.engine)[0] != engine and (
+            priors_beat_another_engine(shape.kind, engine)):  # fmt: skip
+        elsewhere, reference = reference, None
     spec = f"roofline:{model}@{gpus}x{hardware.gpu}:{dtype}"
     error: dict[str, dict[str, float]] = {}
     if reference is not None:
@@ -645,8 +650,14 @@ def predict_roofline(
                  f"{kind} model under {engine or 'vllm'} alone (step costs read off the bundled setups of other "
                  f"models); its error is that of predicting a held-out model family so"
                  + ("" if error else ", not measured for this engine")]  # fmt: skip
+        if elsewhere is not None:
+            notes[0] = (f"measured under {elsewhere.engine} only ({elsewhere.id}): the engine model's priors for a "
+                        f"{kind} model under {engine} (step costs read off the bundled setups of every model), which "
+                        f"predicted held-out {kind} models under {engine} closer than another engine's calibration "
+                        f"of the same weights and GPUs did")  # fmt: skip
         if release:
-            notes.append(f"release {release} named, but no table of this model is bundled to take it from")
+            under = f" under {engine}" if elsewhere is not None else ""
+            notes.append(f"release {release} named, but no table of this model{under} is bundled to take it from")
     ranks = layout.data_parallel if engines == 1 else 1  # attention DP simulated as one engine: its ranks' batches
     setup = _cached(replace(setup, expert_parallel=layout.expert_parallel, attention_data_parallel=ranks,
                             kv_dtype=kv_dtype or setup.kv_dtype), load, notes)  # fmt: skip

@@ -132,6 +132,27 @@ def test_another_engine_than_the_measured_one_compounds_the_measured_move_betwee
     assert any("move between engines" in note for note in moved.notes)
 
 
+def test_a_moe_model_measured_under_another_engine_only_is_predicted_from_the_asked_engines_priors() -> None:
+    """MiniMax-M2.5's bundled tables are all vLLM's. Asked under SGLang, rescheduling vLLM's fitted step costs was
+    measured further off (held out, MoE under SGLang from another engine: throughput median 43%) than SGLang's MoE
+    priors alone (15%), on every metric: the priors answer, their error is the range, and the answer says why."""
+    from infercost.performance.expected_error import held_out_error, priors_beat_another_engine
+
+    assert priors_beat_another_engine("moe", "sglang") and not priors_beat_another_engine("dense", "sglang")
+    for metric in ("request_throughput", "mean_ttft_ms", "mean_tpot_ms"):
+        assert (held_out_error("moe", "sglang", "model")[metric]["median_abs"]
+                < held_out_error("moe", "sglang", "engine")[metric]["median_abs"])  # fmt: skip
+    minimax = ("minimax-m2.5", "H200", 4, "fp8")
+    kept = predict_roofline(*minimax, 1000, 300, Load([8]))
+    moved = predict_roofline(*minimax, 1000, 300, Load([8]), engine="sglang")
+    assert kept.engine == "vllm" and kept.transfer != "model"
+    assert moved.engine == "sglang" and moved.transfer == "model"
+    assert moved.expected_error == held_out_error("moe", "sglang", "model")
+    assert moved.notes[0].lower().startswith("measured under vllm") and "MoE model under sglang" in moved.notes[0]
+    assert not any("scheduled as" in note for note in moved.notes)
+    assert moved.points[0].output_throughput != kept.points[0].output_throughput
+
+
 def test_the_text_answer_of_an_engine_transfer_says_its_compounded_error() -> None:
     """A compounded error has quantiles, not a median |error|: the text answer crashed on it (KeyError
     'median_abs') where the JSON was fine."""
