@@ -8,7 +8,10 @@
   these GPUs: bandwidth, compute and KV-cache capacity change, the coefficients stay. Basis ``roofline``; expected
   error of a ``gpu`` transfer. With nothing of that model to calibrate on, the priors for a model of its kind under
   its engine alone (``calibrate.unmeasured_prior``): the estimate says so, with the error of a ``model`` transfer
-  (a held-out model family predicted so, ``validation.model_transfer``).
+  (a held-out model family predicted so, ``validation.model_transfer``). The same where the model was measured
+  under other engines only and the asked engine's priors were measured closer than rescheduling another engine's
+  calibration (``expected_error.priors_beat_another_engine``: every MoE engine); otherwise that calibration runs
+  under the asked engine's scheduler, with the ``engine`` transfer's error compounded.
 
 Every result names its basis, its source and the error the validation harness measured for that kind of transfer.
 """
