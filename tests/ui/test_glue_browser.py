@@ -336,3 +336,34 @@ def test_deepseek_v4_flash_on_compare_is_priced_in_its_own_fp4_and_survives_a_de
     expect(yours).to_contain_text("deepseek-v4-flash · 1× B200 (mxfp4, sglang")
     expect(page.get_by_test_id("stDataFrame").first).to_contain_text("deepseek-v4-flash · 1× B200")
     page.screenshot(path=str(tmp_path / "compare-v4-after-reload.png"), full_page=True)
+
+
+def test_a_moe_model_asked_under_an_engine_nobody_measured_it_on_says_its_basis_on_compare(page, tmp_path):
+    """MiniMax-M2.5's bundled tables are vLLM's only. Added on Compare under SGLang, its cost comes from SGLang's MoE
+    priors (held out closer than rescheduling vLLM's step costs), and the basis notes say so, before and after a
+    detour and a reload."""
+    page.get_by_text("Cheapest API per month").wait_for(timeout=WAIT_MS)
+    go_to(page, "Compare")
+    open_expander(page, "Add a self-host setup")
+    choose(page, "Model", "minimax-m2.5")
+    choose(page, "Weights", "fp8")
+    choose(page, "Engine", "SGLang")
+    choose_gpu(page, "H200")
+    set_number(page, "GPUs per replica", "4")
+    page.get_by_role("button", name="Add setup").click()
+    settle(page)
+    added = "minimax-m2.5 · 4× H200 (fp8, sglang"
+    yours = page.get_by_test_id("stMultiSelect").filter(has_text="Your setups")
+    expect(yours).to_contain_text(added)
+    for detour in (lambda: (go_to(page, "Models"), go_to(page, "Compare")), page.reload):
+        detour()
+        page.get_by_role("heading", name="Compare APIs and self-hosting").first.wait_for(timeout=WAIT_MS)
+        settle(page)
+        expect(yours).to_contain_text(added)
+        open_expander(page, "Basis and notes of every self-host figure")
+        notes = page.get_by_test_id("stExpander").filter(has_text="Basis and notes of every self-host figure")
+        expect(notes).to_contain_text("measured under vLLM")
+        expect(notes).to_contain_text("priors for a MoE model under sglang")
+        assert page.get_by_test_id("stException").count() == 0
+    notes.scroll_into_view_if_needed()
+    page.screenshot(path=str(tmp_path / "compare-minimax-sglang-notes.png"), full_page=True)
