@@ -82,6 +82,15 @@ def choose(page, label: str, option: str) -> None:
     settle(page)
 
 
+def add_setup(page, added: str):
+    """Press *Add setup* and see ``added`` among *Your setups* (the box, to look in again later)."""
+    page.get_by_role("button", name="Add setup").click()
+    settle(page)
+    yours = page.get_by_test_id("stMultiSelect").filter(has_text="Your setups")
+    expect(yours).to_contain_text(added)
+    return yours
+
+
 def own_points(page) -> list[str]:
     """The texts of the bill's points editor, row by row (the grid draws on a canvas and mirrors it in a table)."""
     editor = page.get_by_test_id("stDataFrame").first
@@ -206,11 +215,8 @@ def test_a_setup_added_on_compare_is_kept_by_a_reload_the_bill_and_a_saved_scena
     go_to(page, "Compare")
     open_expander(page, "Add a self-host setup")
     choose(page, "Model", "qwen2.5-7b")
-    page.get_by_role("button", name="Add setup").click()
-    settle(page)
     added = "qwen2.5-7b · 1× H100 SXM (bfloat16, roofline)"
-    yours = page.get_by_test_id("stMultiSelect").filter(has_text="Your setups")
-    expect(yours).to_contain_text(added)
+    yours = add_setup(page, added)
     page.reload()  # a new session: the address bar is all that carries the form
     page.get_by_role("heading", name="Compare APIs and self-hosting").first.wait_for(timeout=WAIT_MS)
     settle(page)
@@ -295,11 +301,8 @@ def test_an_engine_release_and_layout_picked_on_compare_survive_a_detour_and_a_r
     set_number(page, "GPUs per replica", "4")
     choose(page, "Layout", "TP4 EP4 DP1")
     page.screenshot(path=str(tmp_path / "compare-release-form.png"), full_page=True)
-    page.get_by_role("button", name="Add setup").click()
-    settle(page)
     added = "deepseek-r1 · 4× B200 (nvfp4, sglang 0.5.9, TP4 EP4 DP1, roofline)"
-    yours = page.get_by_test_id("stMultiSelect").filter(has_text="Your setups")
-    expect(yours).to_contain_text(added)
+    yours = add_setup(page, added)
     go_to(page, "Models")
     go_to(page, "Compare")
     expect(yours).to_contain_text(added)
@@ -323,10 +326,7 @@ def test_deepseek_v4_flash_on_compare_is_priced_in_its_own_fp4_and_survives_a_de
     choose(page, "Engine", "SGLang")
     choose_gpu(page, "B200")
     page.screenshot(path=str(tmp_path / "compare-v4-form.png"), full_page=True)
-    page.get_by_role("button", name="Add setup").click()
-    settle(page)
-    yours = page.get_by_test_id("stMultiSelect").filter(has_text="Your setups")
-    expect(yours).to_contain_text("deepseek-v4-flash · 1× B200 (mxfp4, sglang")
+    yours = add_setup(page, "deepseek-v4-flash · 1× B200 (mxfp4, sglang")
     go_to(page, "Models")
     go_to(page, "Compare")
     expect(yours).to_contain_text("deepseek-v4-flash · 1× B200 (mxfp4, sglang")
@@ -350,11 +350,8 @@ def test_a_moe_model_asked_under_an_engine_nobody_measured_it_on_says_its_basis_
     choose(page, "Engine", "SGLang")
     choose_gpu(page, "H200")
     set_number(page, "GPUs per replica", "4")
-    page.get_by_role("button", name="Add setup").click()
-    settle(page)
     added = "minimax-m2.5 · 4× H200 (fp8, sglang"
-    yours = page.get_by_test_id("stMultiSelect").filter(has_text="Your setups")
-    expect(yours).to_contain_text(added)
+    yours = add_setup(page, added)
     for detour in (lambda: (go_to(page, "Models"), go_to(page, "Compare")), page.reload):
         detour()
         page.get_by_role("heading", name="Compare APIs and self-hosting").first.wait_for(timeout=WAIT_MS)
