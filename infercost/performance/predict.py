@@ -657,7 +657,8 @@ def predict_roofline(
             notes[0] = (f"measured under {elsewhere.engine} only ({elsewhere.id}): the engine model's priors for a "
                         f"{kind} model under {engine} (step costs read off the bundled setups of every model), which "
                         f"predicted held-out {kind} models under {engine} closer than another engine's calibration "
-                        f"of the same weights and GPUs did")  # fmt: skip
+                        f"of the same weights and GPUs did; under {engine_preset(elsewhere.engine)[0]} its tables "
+                        f"calibrate it")  # fmt: skip
         if release:
             under = f" under {engine}" if elsewhere is not None else ""
             notes.append(f"release {release} named, but no table of this model{under} is bundled to take it from")

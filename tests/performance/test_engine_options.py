@@ -149,6 +149,7 @@ def test_a_moe_model_measured_under_another_engine_only_is_predicted_from_the_as
     assert moved.engine == "sglang" and moved.transfer == "model"
     assert moved.expected_error == held_out_error("moe", "sglang", "model")
     assert moved.notes[0].lower().startswith("measured under vllm") and "MoE model under sglang" in moved.notes[0]
+    assert moved.notes[0].endswith("under vllm its tables calibrate it")
     assert not any("scheduled as" in note for note in moved.notes)
     assert moved.points[0].output_throughput != kept.points[0].output_throughput
 
