@@ -649,16 +649,17 @@ def predict_roofline(
         transfer = "model"
         error = held_out_error(setup.shape.kind, engine or "vllm", transfer)
         kind = "MoE" if setup.shape.num_experts else "dense"
-        notes = [f"no measured or published profile of this model to calibrate on: the engine model's priors for a "
-                 f"{kind} model under {engine or 'vllm'} alone (step costs read off the bundled setups of other "
-                 f"models); its error is that of predicting a held-out model family so"
-                 + ("" if error else ", not measured for this engine")]  # fmt: skip
-        if elsewhere is not None:
-            notes[0] = (f"measured under {elsewhere.engine} only ({elsewhere.id}): the engine model's priors for a "
-                        f"{kind} model under {engine} (step costs read off the bundled setups of every model), which "
-                        f"predicted held-out {kind} models under {engine} closer than another engine's calibration "
-                        f"of the same weights and GPUs did; under {engine_preset(elsewhere.engine)[0]} its tables "
-                        f"calibrate it")  # fmt: skip
+        if elsewhere is None:
+            notes = [f"no measured or published profile of this model to calibrate on: the engine model's priors for "
+                     f"a {kind} model under {engine or 'vllm'} alone (step costs read off the bundled setups of other "
+                     f"models); its error is that of predicting a held-out model family so"
+                     + ("" if error else ", not measured for this engine")]  # fmt: skip
+        else:
+            notes = [f"measured under {elsewhere.engine} only ({elsewhere.id}): the engine model's priors for a "
+                     f"{kind} model under {engine} (step costs read off the bundled setups of every model), which "
+                     f"predicted held-out {kind} models under {engine} closer than another engine's calibration of "
+                     f"the same weights and GPUs did; under {engine_preset(elsewhere.engine)[0]} its tables "
+                     f"calibrate it"]  # fmt: skip
         if release:
             under = f" under {engine}" if elsewhere is not None else ""
             notes.append(f"release {release} named, but no table of this model{under} is bundled to take it from")
