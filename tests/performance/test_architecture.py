@@ -151,6 +151,9 @@ PUBLISHED = [
     ("minimax-m2.5", 229e9, 10e9, 1e9, "MiniMax-M2.5 on Hugging Face: 229B parameters, 10B activated (chatforest.com "
                                        "review of M2.5, read 2026-12-03)"),
     ("qwen3.5-397b-a17b", 397e9, 17e9, 1e9, "Qwen3.5-397B-A17B model card: 397B total, 17B activated"),
+    ("qwen3.5-122b-a10b", 122e9, 10e9, 1e9, "its name and model card: 122B total, 10B activated"),
+    ("qwen3.5-35b-a3b", 35e9, 3e9, 1e9, "its name and model card: 35B total, 3B activated"),
+    ("qwen3.5-27b", 27e9, None, 1e9, "its name and model card: 27B"),
     ("deepseek-v4-flash", 284e9, 13e9, 1e9, "DeepSeek-V4 release (2026-04-24): V4-Flash 284B total, 13B activated"),
     ("deepseek-v4-pro", 1.6e12, 49e9, 1e9, "DeepSeek-V4 release (2026-04-24): V4-Pro 1.6T total, 49B activated"),
     ("llama-3.3-nemotron-super-49b", 49.9e9, None, 0.1e9, "Hugging Face safetensors metadata, "
@@ -158,7 +161,8 @@ PUBLISHED = [
     ("nemotron-3-super-120b-a12b", 120e9, 12e9, 1e9, "its name and model card: 120B total, 12B active"),
     ("nemotron-3-ultra-550b-a55b", 550e9, 55e9, 1e9, "its name and model card: 550B total, 55B active"),
 ]  # fmt: skip
-_TOTAL_PRECISION = {"deepseek-v4-pro": 0.05e12}  # published to two figures ("1.6T"): 1.573T rounds to it
+# published to two figures: "1.6T" (1.573T rounds to it), "27B" (27.33B with its vision tower)
+_TOTAL_PRECISION = {"deepseek-v4-pro": 0.05e12, "qwen3.5-27b": 0.5e9}
 
 
 def _close(ours: float, published: float, precision: float) -> bool:

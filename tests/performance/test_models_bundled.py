@@ -1,4 +1,5 @@
-"""The configs bundled for issue 21's list and issue 22's held-out tables: found by the names people type, their
+"""The configs bundled for issue 21's list, issue 22's held-out tables and the API catalog's open-weight models (a
+release of the same architecture as a bundled one resolves to it): found by the names people type, their
 caches by hand, and the rules they needed (Gated DeltaNet layers, GLM's q/k/v-only bias, compressed-tensors INT4)."""
 
 from __future__ import annotations
@@ -19,13 +20,17 @@ from infercost.performance.models import find_bundled
     ("moonshotai/Kimi-K2.5", "kimi-k2.5"), ("nvidia/Kimi-K2.5-NVFP4", "kimi-k2.5"),
     ("moonshotai/Kimi-K2-Instruct-0905", "kimi-k2"), ("MiniMaxAI/MiniMax-M2.5", "minimax-m2.5"),
     ("MiniMax-M2.1", "minimax-m2.5"), ("Qwen/Qwen3.5-397B-A17B", "qwen3.5-397b-a17b"),
-    ("Qwen/Qwen3.5-397B-A17B-FP8", "qwen3.5-397b-a17b"),
+    ("Qwen/Qwen3.5-397B-A17B-FP8", "qwen3.5-397b-a17b"), ("zai-org/GLM-5.1-FP8", "glm-5"),
+    ("moonshotai/Kimi-K2.6", "kimi-k2.5"), ("moonshotai/Kimi-K2.7-Code", "kimi-k2.5"),
+    ("MiniMaxAI/MiniMax-M2.7", "minimax-m2.5"), ("Qwen/Qwen3.5-122B-A10B", "qwen3.5-122b-a10b"),
+    ("Qwen/Qwen3.6-35B-A3B", "qwen3.5-35b-a3b"), ("Qwen/Qwen3.6-27B-FP8", "qwen3.5-27b"),
+    ("nvidia/NVIDIA-Nemotron-3.5-Lightning", "nemotron-3-nano-30b-a3b"),
 ])  # fmt: skip
 def test_new_models_resolve_as_people_type_them(typed, name):
     assert find_bundled(typed).name == name
 
 
-@pytest.mark.parametrize("typed", ["gemma-3-12b-it", "GLM-4.5-Air", "Qwen3.5-27B", "Kimi-K2.6", "MiniMax-M3"])
+@pytest.mark.parametrize("typed", ["gemma-3-12b-it", "GLM-4.5-Air", "GLM-5.2", "Qwen3.5-9B", "Kimi-K3", "MiniMax-M3"])
 def test_a_model_not_bundled_is_not_taken_for_a_neighbour(typed):
     assert find_bundled(typed) is None
 
