@@ -70,6 +70,7 @@ from infercost.performance.profiles import (
     published_dtype,
     roofline_architecture,
     setup_for,
+    shape_twin,
     validation_tables,
     weights_dtype,
 )
@@ -394,11 +395,12 @@ def _reference(model: str, gpu: str, gpus: int, dtype: str, engine: str | None =
     engines' sweeps of its dense ones), then the same weights, else the nearest bytes per weight, then the release
     asked for (``release_distance``), then ``validation.source_rank`` (one its own calibration fits, attention data
     parallel as asked, same GPU, points at more than one load, same layout, nearest GPU count, the most data), then
-    measured before published. The held-out tables are chosen by the rule their ``nearest`` and ``any_release``
+    measured before published, then the model's own tables before its ``shape_twin``'s (a model of the same shapes:
+    DeepSeek-R1's for V3). The held-out tables are chosen by the rule their ``nearest`` and ``any_release``
     transfers were measured with. Until the engine asked for counted here, Llama-3.1-70B on 4x H200 under vLLM was
     calibrated on NIM's 4x H100 tables and moved between engines (held-out dense TTFT median 40%), though vLLM's own
     tables of that setup are bundled (13% from other shapes)."""
-    wanted = find_bundled(model)
+    wanted, twin = find_bundled(model), shape_twin(model)
     same_width = {"float16": "bfloat16", "bfloat16": "float16"}
     target = (gpu, gpus, layout_tag(layout))
 
@@ -409,13 +411,13 @@ def _reference(model: str, gpu: str, gpus: int, dtype: str, engine: str | None =
         return (other_engine, held_out, width not in (dtype, same_width.get(dtype)), doublings,
                 release_distance(p.engine_version, release),
                 *source_rank((p.hardware, p.gpus_per_replica, layout_tag(p)), target, points),
-                p.basis != "measured")  # fmt: skip
+                p.basis != "measured", find_bundled(p.model) != wanted)  # fmt: skip
 
     calibration_set = [(near(p, observations(p), False), p) for p in closed_loop_profiles()
-                       if find_bundled(p.model) == wanted and p.input_len and _usable(p)]  # fmt: skip
+                       if shape_twin(p.model) == twin and p.input_len and _usable(p)]  # fmt: skip
     observed = _group_observations()
     held_out = [(near(t.profile, observed[t.table.group], True), t.profile) for t in held_out_tables().values()
-                if find_bundled(t.profile.model) == wanted]  # fmt: skip
+                if shape_twin(t.profile.model) == twin]  # fmt: skip
     ranked = sorted([*calibration_set, *held_out], key=lambda pair: pair[0])
     if not ranked:
         return None
@@ -627,6 +629,10 @@ def predict_roofline(
         notes = [f"engine model calibrated on {reference.id} ({reference.gpus_per_replica}x {reference.hardware}, "
                  f"{reference.dtype}, {reference.engine}), moved to {gpus}x {hardware.gpu}: bandwidth, compute and "
                  "KV-cache capacity from the datasheet"]  # fmt: skip
+        measured_model = find_bundled(reference.model)
+        if measured_model is not None and measured_model != find_bundled(model):
+            notes.append(f"{measured_model.name} is measured in {model}'s place: the same architecture (every shape "
+                         "the engine model reads), so the same speed")  # fmt: skip
         if transfer == "any_release":
             notes.append(release_note(reference, release))
         elif release_distance(reference.engine_version, release):  # a release named that no bundled table is of

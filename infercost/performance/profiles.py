@@ -24,7 +24,7 @@ from infercost.performance.architecture import Architecture
 from infercost.performance.calibrate import Observation, Setup
 from infercost.performance.engine import NIM_ENGINE, EngineConfig, engine_preset
 from infercost.performance.engine import Hardware as EngineHardware
-from infercost.performance.models import find_bundled, list_models, resolve
+from infercost.performance.models import bundled_models, find_bundled, list_models, resolve
 from infercost.performance.roofline import DTYPE_ALIASES, DTYPE_BYTES, ModelShape
 from infercost.performance.roofline import model_shape as shape_of
 from infercost.performance.validation import OfflineTable, Table, dtype_width
@@ -264,6 +264,20 @@ def model_shape(model: str) -> ModelShape:
     return shape_of(found.architecture())
 
 
+@cache
+def shape_twin(model: str) -> str:
+    """The bundled model whose tables stand for ``model``'s: the first by name of those the engine model sees
+    alike (equal ``model_shape``), itself where none other does. DeepSeek-R1 and V3 share one config, so a table of
+    either calibrates both: speed follows the weights' shapes, not their values. Before this, DeepSeek-V3 under
+    SGLang took its own B300 tables, fitted at one prompt length, over R1's 8x H200 ones: on InferenceX's 8x H200
+    sweeps (May 2026, not bundled) mean TTFT came out 2.6x too high."""
+    found = find_bundled(model)
+    if found is None:
+        return model
+    shape = model_shape(found.name)
+    return next(name for name in sorted(bundled_models()) if model_shape(name) == shape)
+
+
 def roofline_architecture(model: str, config_path: str | None = None) -> Architecture:
     """The architecture of a model a roofline setup names, as ``models show`` resolves it: its ``config.json``
     where one is given, else a bundled architecture, else the Hugging Face Hub's config (never the model's code), or
@@ -466,7 +480,8 @@ def validation_tables(profiles: Sequence[ThroughputProfile] | None = None) -> li
         engine = f"{engine} {profile.engine_version}" if profile.engine_version else engine
         model = find_bundled(profile.model).name
         group = (model, engine, profile.hardware, str(profile.gpus_per_replica), setup.dtype, *layout_tag(profile))
-        tables.append(Table(profile.id, group, (model, engine, dtype_width(setup.dtype)), setup, tuple(points)))
+        tables.append(Table(profile.id, group, (shape_twin(model), engine, dtype_width(setup.dtype)), setup,
+                            tuple(points)))  # fmt: skip
     return tables
 
 

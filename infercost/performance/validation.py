@@ -73,7 +73,7 @@ class Table:
 
     id: str
     group: tuple[str, ...]  # (model, engine, hardware, gpus, dtype): tables that share coefficients
-    family: tuple[str, ...]  # (model, engine, dtype): tables whose coefficients can move between GPUs
+    family: tuple[str, ...]  # (model's shape twin, engine, dtype): tables whose coefficients can move between GPUs
     setup: Setup
     observations: tuple[Observation, ...]
 
@@ -427,14 +427,19 @@ def _gpu_transfer(groups: dict[tuple[str, ...], list[Table]], errors: Errors, tr
     ratios = []
     for target_group, targets in groups.items():
         def rank(group: tuple[str, ...], target: Table = targets[0]) -> tuple[object, ...]:
-            return source_rank(placement(groups[group][0]), placement(target),
-                               [o for table in groups[group] for o in table.observations], misfit[group])  # fmt: skip
+            return (*source_rank(placement(groups[group][0]), placement(target),
+                                 [o for table in groups[group] for o in table.observations], misfit[group]),
+                    group[0] != target.group[0])  # its own model's tables before its shape twin's  # fmt: skip
 
         releases = [g for g in groups if g != target_group and _same_weights(groups[g][0], targets[0])]
         family = [g for g in releases if groups[g][0].family == targets[0].family]
         nearest, any_release = min(family, key=rank, default=None), min(releases, key=rank, default=None)
         for source_group in releases:
-            scored = [t for t, chosen in (("gpu", source_group in family), ("nearest", source_group == nearest),
+            # a model of the same shapes on the same GPUs (profiles.shape_twin) is no move between GPUs, but a roofline
+            # prediction may take it as the nearest
+            moved = placement(groups[source_group][0]) != placement(targets[0])
+            scored = [t for t, chosen in (("gpu", source_group in family and moved),
+                                          ("nearest", source_group == nearest),
                                           ("any_release", source_group == any_release)) if t in transfers and chosen]
             if not scored:
                 continue
@@ -450,7 +455,7 @@ def _gpu_transfer(groups: dict[tuple[str, ...], list[Table]], errors: Errors, tr
 
 
 def _same_weights(source: Table, target: Table) -> bool:
-    """Same model and weight width under the same engine, of any release."""
+    """Same model (or its shape twin) and weight width under the same engine, of any release."""
     return ((source.family[0], source.family[2], _engine_release(source.group)[0])
             == (target.family[0], target.family[2], _engine_release(target.group)[0]))  # fmt: skip
 
