@@ -54,9 +54,16 @@ def _billions(n: float) -> str:
 
 def render_list(payload: list[dict[str, Any]]) -> str:
     rows = [{**row, "total_params": _billions(row["total_params"]), "active_params": _billions(row["active_params"]),
-             "tables": ", ".join(f"{engine} {count}" for engine, count in row["tables"].items()) or "none: priors"}
-            for row in payload]  # fmt: skip
+             "tables": _tables(row)} for row in payload]  # fmt: skip
     return table(rows, LIST_COLUMNS)
+
+
+def _tables(row: dict[str, Any]) -> str:
+    """Its tables per engine, then those of a model of the same shapes where it has none ("vllm 9 of deepseek-r1")."""
+    shown = [f"{engine} {count}" for engine, count in row["tables"].items()]
+    shown += [f"{engine} {count} of {twin}" for twin, counts in row.get("twin_tables", {}).items()
+              for engine, count in counts.items()]  # fmt: skip
+    return ", ".join(shown) or "none: priors"
 
 
 def render_show(payload: dict[str, Any]) -> str:

@@ -268,9 +268,8 @@ def model_shape(model: str) -> ModelShape:
 def shape_twin(model: str) -> str:
     """The bundled model whose tables stand for ``model``'s: the first by name of those the engine model sees
     alike (equal ``model_shape``), itself where none other does. DeepSeek-R1 and V3 share one config, so a table of
-    either calibrates both: speed follows the weights' shapes, not their values. Before this, DeepSeek-V3 under
-    SGLang took its own B300 tables, fitted at one prompt length, over R1's 8x H200 ones: on InferenceX's 8x H200
-    sweeps (May 2026, not bundled) mean TTFT came out 2.6x too high."""
+    either can calibrate both (speed follows the weights' shapes, not their values): DeepSeek-V3 under vLLM, which
+    none of its own tables measured, took the priors before, though R1's vLLM tables are bundled."""
     found = find_bundled(model)
     if found is None:
         return model
@@ -457,11 +456,17 @@ def _bundled_closed_loop() -> list[tuple[str, str, ThroughputProfile]]:
 
 
 def listed_models() -> list[dict[str, Any]]:
-    """``models.list_models``' rows, each with its ``tables_by_model`` (``tables``: {} where none is bundled) and
+    """``models.list_models``' rows, each with its ``tables_by_model`` (``tables``: {} where none is bundled), the
+    tables of its ``shape_twin`` under the engines it has none of (``twin_tables``: what calibrates it there) and
     its ``releases_by_model`` (``releases``: what ``--engine-version`` can name)."""
     tables, releases = tables_by_model(), releases_by_model()
-    return [{**row, "tables": tables.get(row["model"], {}), "releases": releases.get(row["model"], {})}
-            for row in list_models()]  # fmt: skip
+    rows = []
+    for row in list_models():
+        own, twin = tables.get(row["model"], {}), shape_twin(row["model"])
+        stand_in = {engine: count for engine, count in tables.get(twin, {}).items() if engine not in own}
+        rows.append({**row, "tables": own, "twin_tables": {twin: stand_in} if twin != row["model"] and stand_in
+                     else {}, "releases": releases.get(row["model"], {})})  # fmt: skip
+    return rows
 
 
 def validation_tables(profiles: Sequence[ThroughputProfile] | None = None) -> list[Table]:

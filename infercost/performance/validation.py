@@ -427,17 +427,18 @@ def _gpu_transfer(groups: dict[tuple[str, ...], list[Table]], errors: Errors, tr
     ratios = []
     for target_group, targets in groups.items():
         def rank(group: tuple[str, ...], target: Table = targets[0]) -> tuple[object, ...]:
-            return (*source_rank(placement(groups[group][0]), placement(target),
-                                 [o for table in groups[group] for o in table.observations], misfit[group]),
-                    group[0] != target.group[0])  # its own model's tables before its shape twin's  # fmt: skip
+            observed = [o for table in groups[group] for o in table.observations]
+            own = group[0] == target.group[0]  # its own model's tables before its shape twin's (predict._reference)
+            return (not own, *source_rank(placement(groups[group][0]), placement(target), observed, misfit[group]))
 
         releases = [g for g in groups if g != target_group and _same_weights(groups[g][0], targets[0])]
         family = [g for g in releases if groups[g][0].family == targets[0].family]
         nearest, any_release = min(family, key=rank, default=None), min(releases, key=rank, default=None)
         for source_group in releases:
-            # a model of the same shapes on the same GPUs (profiles.shape_twin) is no move between GPUs, but a roofline
-            # prediction may take it as the nearest
-            moved = placement(groups[source_group][0]) != placement(targets[0])
+            sources = groups[source_group]
+            # the move between GPUs of one model: its shape twin's tables (profiles.shape_twin) are scored only where
+            # a roofline prediction would take them, as the nearest
+            moved = source_group[0] == target_group[0] and placement(sources[0]) != placement(targets[0])
             scored = [t for t, chosen in (("gpu", source_group in family and moved),
                                           ("nearest", source_group == nearest),
                                           ("any_release", source_group == any_release)) if t in transfers and chosen]
@@ -445,7 +446,6 @@ def _gpu_transfer(groups: dict[tuple[str, ...], list[Table]], errors: Errors, tr
                 continue
             if progress:
                 progress(f"{' '.join(map(str, source_group))} -> {' '.join(map(str, target_group))}")
-            sources = groups[source_group]
             for table in targets:  # simulated on its own GPUs and layout, as a roofline setup is
                 _score(errors, scored, table.setup, calibrations[source_group], table)
                 source_table = next((t for t in sources if t.shape == table.shape), None)

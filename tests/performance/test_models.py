@@ -98,6 +98,10 @@ def test_models_list_says_which_models_throughput_is_calibrated_on_and_under_whi
     assert predict_roofline("gpt-oss-120b", "H200", 1, "mxfp4", 1000, 100).transfer != "model"
     shown = cli("models", "list").stdout.splitlines()
     assert "none: priors" in next(line for line in shown if line.startswith("gemma-3-27b"))
+    # a model of the same shapes calibrates DeepSeek-V3 under the engine none of its own tables measured
+    assert rows["deepseek-v3"]["twin_tables"] == {"deepseek-r1": {"vllm": rows["deepseek-r1"]["tables"]["vllm"]}}
+    assert rows["deepseek-r1"]["twin_tables"] == {} and rows["gemma-3-27b"]["twin_tables"] == {}
+    assert "vllm 9 of deepseek-r1" in next(line for line in shown if line.startswith("deepseek-v3 "))
 
 
 def test_models_show_json_has_every_field():

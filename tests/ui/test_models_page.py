@@ -150,6 +150,9 @@ def test_the_page_says_what_a_models_throughput_predictions_are_calibrated_on():
     assert not at.exception
     priors = next(m.value for m in at.markdown if m.value.startswith("**Throughput predictions**"))
     assert "no bundled table" in priors and "priors" in priors
+    at.selectbox(key="models_model").set_value("deepseek-v3").run()
+    twin = next(m.value for m in at.markdown if m.value.startswith("**Throughput predictions**"))
+    assert "bundled sglang tables" in twin and "vllm tables of deepseek-r1, a model of the same shapes" in twin
 
 
 def test_the_self_host_form_takes_the_layouts_its_model_and_gpus_can_run_and_prices_the_one_picked():

@@ -81,12 +81,15 @@ if report is not None:
         st.caption(f"config.json of {report['hf_id']}, bundled from {source['repo']} · {source['path']}")
     else:
         st.caption(f"config.json from {report['source']}")
-    tables = rows.get(report["model"], {}).get("tables", {})
+    listed = rows.get(report["model"], {})
+    tables = listed.get("tables", {})
+    stand_ins = [f"{count} {engine} tables of {twin}, a model of the same shapes"
+                 for twin, counts in listed.get("twin_tables", {}).items() for engine, count in counts.items()]
     st.markdown("**Throughput predictions** (Compare, Workload and bill): calibrated on "
-                + ", ".join(f"{count} bundled {engine} tables" for engine, count in tables.items())
-                if tables else "**Throughput predictions** (Compare, Workload and bill): no bundled table of this "
-                "model, so the engine model's priors for its kind and engine alone, with the error measured for "
-                "that: a held-out model family predicted from the others (Methodology).")  # fmt: skip
+                + ", ".join([f"{count} bundled {engine} tables" for engine, count in tables.items()] + stand_ins)
+                if tables or stand_ins else "**Throughput predictions** (Compare, Workload and bill): no bundled "
+                "table of this model, so the engine model's priors for its kind and engine alone, with the error "
+                "measured for that: a held-out model family predicted from the others (Methodology).")  # fmt: skip
     st.markdown(f"**Where it fits**: concurrent {report['context']:,}-token sequences (KV cache "
                 f"{report['kv_dtype']}) beside the weights, 1 GB runtime per GPU and 90% of the rest for the cache")
     table = pd.DataFrame(fits_by_gpu(report["fits"]))
