@@ -57,7 +57,7 @@ from infercost.performance.roofline import ModelShape, dtype_bytes
 # the last two, communication_ms and wait_ms, are time already: always 1
 PRIOR = np.array([0.3, 1 / 0.8, 1 / 0.5, 1 / 0.5, 0.01, 2.0, 1.0, 1.0])
 # A MoE setup's priors, the group's: the median fit of the bundled MoE setups whose points identify their coefficients
-# (``validation.moe_coefficients``: 98 setups of four or more concurrency levels spanning 8x, each fitted towards the
+# (``validation.moe_coefficients``: 141 setups of four or more concurrency levels spanning 8x, each fitted towards the
 # dense priors; bench.held_out_accuracy stores the medians, a test holds these to them). A MoE step costs about 6 ms
 # beyond its roofline for a model of 61 layers, in proportion to its layers (``engine.MOE_REFERENCE_LAYERS``: routing,
 # expert dispatch, the launches of many small GEMMs, each layer's), where a dense one costs 0.3, and reads its weights
@@ -69,7 +69,7 @@ PRIOR = np.array([0.3, 1 / 0.8, 1 / 0.5, 1 / 0.5, 0.01, 2.0, 1.0, 1.0])
 # TPOT 63.8% -> 50.2% and 51.8% -> 36.5%; TTFT did not move. A one-point setup is still ambiguous, the other way: one
 # SGLang 0.5.6 table at 64 users now puts its overhead on the step and over-predicts TPOT at 4 users 2x (SGLang MoE
 # throughput between releases, p90 43.1% -> 52.3%).
-MOE_PRIOR = np.array([6.19, 0.986, 1.83, 1.38, 0.004, 2.58, 1.0, 1.0])
+MOE_PRIOR = np.array([5.84, 1.0, 1.94, 1.33, 0.0031, 4.52, 1.0, 1.0])
 # No engine reads the KV cache faster than the datasheet's bandwidth or computes faster than its peak: those two
 # coefficients (× roofline time) stay at 1 or more. Without the floor, a setup with one table (70B FP8 on two H100s)
 # put prefill at 11x peak compute and made up the TTFT in its correction, and every GPU it was carried to went wrong

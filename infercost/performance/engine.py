@@ -136,7 +136,7 @@ class EngineConfig:
     # Where a MoE setup's prompt time goes under this engine, as the priors of its fit (``calibrate.prior_for``): its
     # compute (x roofline) and each request's own latency outside the steps, the medians of the engine's MoE setups
     # whose points identify them (``validation.moe_coefficients``, per engine; None: ``calibrate.MOE_PRIOR``'s, the
-    # median over every engine). The engines part: SGLang 2.4x and 33 ms, TensorRT-LLM 1.5x and 22 ms, vLLM 1.1x and
+    # median over every engine). The engines part: SGLang 1.9x and 35 ms, TensorRT-LLM 1.5x and 28 ms, vLLM 1.1x and
     # none (compute in the units of ``MOE_COMPUTE_GPU_EXPONENT``; before it, 4.5x, 2.7x and 1.6x, quartiles 2.2-6.2x,
     # 1.8-3.1x and 1.3-1.9x). With one prompt length a fit cannot tell the two apart, and the pooled prior put
     # SGLang's prefill into a per-request latency carried whole to other prompt lengths (DeepSeek-V3 on 8 B300s
@@ -203,22 +203,22 @@ ENGINE_PRESETS: dict[str, EngineConfig] = {
     # leaving one shape out, dense throughput / TPOT median 11.5% / 15.9% -> 8.2% / 9.1%, MoE 9.1% / 10.9% ->
     # 8.4% / 9.3% (dense TTFT from one table went the other way, 32% -> 43%).
     # Its TTFT grows with the prompt beyond the steps as vLLM's does, a dense model's more than a MoE model's
-    # (setups of several prompt lengths: dense 21, 0.162, quartiles 0.13 and 0.29; MoE 39, 0.000, quartiles -0.06
-    # and 0.10; NIM's 12: -0.02).
+    # (setups of several prompt lengths: dense 21, 0.162, quartiles 0.13 and 0.29; MoE 42, 0.000, quartiles -0.06
+    # and 0.12; NIM's 12: -0.02).
     "tensorrt-llm": replace(NIM_ENGINE, max_batch=2048, max_batched_tokens=8192, ttft_prompt_slope=0.162,
-                            moe_ttft_prompt_slope=0.0, moe_compute_prior=1.53, moe_request_ms_prior=22.1,
+                            moe_ttft_prompt_slope=0.0, moe_compute_prior=1.51, moe_request_ms_prior=27.7,
                             mixed_steps_fixed=True),
     # vLLM V1's server: max_num_seqs 1024 and max_num_batched_tokens 8192 on a GPU of 70 GiB or more other than an
     # A100, 256 and 2048 on the others (EngineArgs.get_batch_defaults, vllm-project/vllm at 99d7eb5,
     # vllm/engine/arg_utils.py); chunked prefill on, KV blocks on demand. The cap was 256 here before: SGLang's and
     # vLLM's held-out sweeps run 512 users, which it queued into TTFTs of 20 s against 3 s measured. Its TTFT grows
-    # with prompt length as (length)^0.32 beyond the steps for a dense model, ^0.04 for a MoE model (setups of
-    # several prompt lengths: dense 22, quartiles 0.14 and 0.38; MoE 52, quartiles -0.01 and 0.15; SGLang's -0.18
-    # for 8 dense setups, -0.058 for 32 MoE): time outside the steps that grows with the prompt, or prefill slower
+    # with prompt length as (length)^0.32 beyond the steps for a dense model, ^0.07 for a MoE model (setups of
+    # several prompt lengths: dense 22, quartiles 0.14 and 0.38; MoE 70, quartiles 0.01 and 0.17; SGLang's -0.18
+    # for 8 dense setups, -0.029 for 44 MoE): time outside the steps that grows with the prompt, or prefill slower
     # than the fit can tell from decoding (the cause is not measured separately).
     "vllm": EngineConfig(max_batch=1024, max_batched_tokens=8192, chunked_prefill=True, reserve_full_kv=False,
                          prefix_caching=True, small_gpu_batch=256, small_gpu_batched_tokens=2048,
-                         ttft_prompt_slope=0.319, moe_ttft_prompt_slope=0.038, moe_compute_prior=1.09,
+                         ttft_prompt_slope=0.319, moe_ttft_prompt_slope=0.068, moe_compute_prior=1.14,
                          moe_request_ms_prior=0.0, dense_compute_prior=1.0, window_cache=0.0,
                          mixed_steps_fixed=True),
     # SGLang: chunked_prefill_size 8192 on GPUs under 160 GB (H100, H200), 16384 on larger ones (B200, MI300X), and
@@ -226,7 +226,7 @@ ENGINE_PRESETS: dict[str, EngineConfig] = {
     # sgl-project/sglang at 469c63e, python/sglang/srt/server_args.py and model_runner.py.
     "sglang": EngineConfig(max_batch=2048, max_batched_tokens=8192, chunked_prefill=True, reserve_full_kv=False,
                            prefix_caching=True, large_gpu_batched_tokens=16384, ttft_prompt_slope=-0.179,
-                           moe_ttft_prompt_slope=-0.058, moe_compute_prior=2.4, moe_request_ms_prior=35.6,
+                           moe_ttft_prompt_slope=-0.029, moe_compute_prior=1.91, moe_request_ms_prior=35.3,
                            window_cache=0.8, budget_per_rank=False),
 }
 LARGE_GPU_GB = 160 * 1024 * 2**20 / 1e9  # SGLang's tier for a larger chunked prefill (gpu_mem >= 160 * 1024 MiB)

@@ -486,7 +486,7 @@ def test_each_engines_moe_compute_and_request_priors_are_its_setups_median_fit()
         assert preset.moe_request_ms_prior == pytest.approx(stored[f"request_ms_{engine}"], rel=0.05, abs=0.1), engine
     setup = engine_setup(find_profile("published:aic-sglang-0.5.10.post1-deepseek-v3-4xb300-fp4-tp4-dp1-ep4-"
                                       "1024in-1024out"))
-    assert prior_for(setup)[[COMPUTE, REQUEST]] == pytest.approx([2.4, 35.6])
+    assert prior_for(setup)[[COMPUTE, REQUEST]] == pytest.approx([1.91, 35.3])
     nim = prior_for(replace(setup, engine=NIM_ENGINE))
     assert nim[[COMPUTE, REQUEST]] == pytest.approx(MOE_PRIOR[[COMPUTE, REQUEST]])
 

@@ -84,8 +84,9 @@ def test_a_release_named_is_calibrated_on_its_own_tables_and_carries_the_same_re
                                                                                          "any_release")
     assert any(note.startswith("no engine release named (--engine-version") for note in unnamed.notes)
     assert unnamed.as_dict()["engine_version"] is None
-    # the any-release error is the wider: releases of one engine differ more than its GPUs do
-    wide, narrow = unnamed.expected_error["mean_ttft_ms"], named.expected_error["mean_ttft_ms"]
+    # the any-release error is the wider: releases of one engine differ more than its GPUs do (in throughput; MoE
+    # SGLang's TTFT from other shapes widened past it with InferenceX's sweeps that end in undrained queues)
+    wide, narrow = unnamed.expected_error["request_throughput"], named.expected_error["request_throughput"]
     assert wide["p90"] - wide["p10"] > narrow["p90"] - narrow["p10"]
 
 
