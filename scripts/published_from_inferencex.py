@@ -50,23 +50,28 @@ DERIVED = {
 SAME = 0.01  # ms: two exports of one measurement agree to this on both latencies (tests/.../test_published_data.py)
 
 
-def bundled_points(skip_prefix: str = "ix-") -> set[tuple]:
-    """(GPU, engine kind, input, output, concurrency, TTFT, TPOT rounded to SAME) of every bundled table but ours."""
-    seen = set()
+def bundled_points(skip_prefix: str = "ix-") -> dict[tuple, list[tuple[float, float]]]:
+    """(GPU, engine kind, input, output, concurrency) -> the (TTFT, TPOT) of every bundled table's point there, ours
+    left out."""
+    seen: dict[tuple, list[tuple[float, float]]] = {}
     for path in OUT.glob("*.json"):
         if path.name.startswith(skip_prefix):
             continue
         table = json.loads(path.read_text(encoding="utf-8"))
         for point in table["points"]:
             if {"mean_ttft_ms", "mean_tpot_ms"} <= point.keys() and point.get("concurrency"):
-                seen.add(_key(table["hardware"], table.get("engine_kind", ""), table["input_len"],
-                              table["output_len"], point["concurrency"], point["mean_ttft_ms"],
-                              point["mean_tpot_ms"]))  # fmt: skip
+                where = (table["hardware"], table.get("engine_kind", ""), table["input_len"], table["output_len"],
+                         int(point["concurrency"]))  # fmt: skip
+                seen.setdefault(where, []).append((point["mean_ttft_ms"], point["mean_tpot_ms"]))
     return seen
 
 
-def _key(gpu: str, kind: str, isl: int, osl: int, level: int, ttft: float, tpot: float) -> tuple:
-    return gpu, kind, isl, osl, int(level), round(ttft / SAME), round(tpot / SAME)
+def already_bundled(made: dict, seen: dict[tuple, list[tuple[float, float]]]) -> bool:
+    """Whether any point of a table repeats a bundled measurement: the same place, both latencies within SAME."""
+    return any(abs(ttft - point["mean_ttft_ms"]) <= SAME and abs(tpot - point["mean_tpot_ms"]) <= SAME
+               for point in made["points"]
+               for ttft, tpot in seen.get((made["hardware"], made["engine_kind"], made["input_len"],
+                                           made["output_len"], point["concurrency"]), ()))  # fmt: skip
 
 
 def table(anchor: dict, release: str) -> dict | str:
@@ -135,8 +140,7 @@ def main(argv: list[str]) -> int:
         if isinstance(made, str):
             skipped[made] += 1
             continue
-        if any(_key(made["hardware"], made["engine_kind"], made["input_len"], made["output_len"], p["concurrency"],
-                    p["mean_ttft_ms"], p["mean_tpot_ms"]) in seen for p in made["points"]):  # fmt: skip
+        if already_bundled(made, seen):
             skipped["a run already bundled (AIConfigurator's sample)"] += 1
             continue
         path = OUT / f"{made.pop('_slug')}.json"
