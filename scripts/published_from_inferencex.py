@@ -50,12 +50,12 @@ DERIVED = {
 SAME = 0.01  # ms: two exports of one measurement agree to this on both latencies (tests/.../test_published_data.py)
 
 
-def bundled_points(skip_prefix: str = "ix-") -> dict[tuple, list[tuple[float, float]]]:
+def bundled_points() -> dict[tuple, list[tuple[float, float]]]:
     """(GPU, engine kind, input, output, concurrency) -> the (TTFT, TPOT) of every bundled table's point there, ours
     left out."""
     seen: dict[tuple, list[tuple[float, float]]] = {}
     for path in OUT.glob("*.json"):
-        if path.name.startswith(skip_prefix):
+        if path.name.startswith("ix-"):
             continue
         table = json.loads(path.read_text(encoding="utf-8"))
         for point in table["points"]:
@@ -96,7 +96,7 @@ def table(anchor: dict, release: str) -> dict | str:
                        "mean_tpot_ms": round(tpot, 6),
                        "source_id": f"config {anchor['source_config_id']} {anchor['label']} c{level}"})  # fmt: skip
     config, date = anchor["source_config_id"], anchor["source_run_date"]
-    dtype = {"bf16": "bf16"}.get(found["dtype"], found["dtype"])
+    dtype = found["dtype"]
     short = model.split("/")[-1]
     notes = (
         f"SemiAnalysis InferenceX, config {config} ({anchor['scenario']}), its run of {date}, from the database dump "
