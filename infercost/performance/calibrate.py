@@ -68,8 +68,9 @@ PRIOR = np.array([0.3, 1 / 0.8, 1 / 0.5, 1 / 0.5, 0.01, 2.0, 1.0, 1.0])
 # measured. Held-out MoE throughput p90 from other GPUs went 85.7% -> 62.2% (TensorRT-LLM) and 53.7% -> 39.2% (vLLM),
 # TPOT 63.8% -> 50.2% and 51.8% -> 36.5%; TTFT did not move. A one-point setup is still ambiguous, the other way: one
 # SGLang 0.5.6 table at 64 users now puts its overhead on the step and over-predicts TPOT at 4 users 2x (SGLang MoE
-# throughput between releases, p90 43.1% -> 52.3%).
-MOE_PRIOR = np.array([5.84, 1.0, 1.94, 1.33, 0.0031, 4.52, 1.0, 1.0])
+# throughput between releases, p90 43.1% -> 52.3%). A request's own latency is the median of the 124 of those setups
+# whose prompt lengths vary, the only ones that tell it from prefill (0.8 ms; see ``MEASURED_UNITS``).
+MOE_PRIOR = np.array([5.86, 0.99, 1.92, 1.37, 0.0023, 0.80, 1.0, 1.0])
 # No engine reads the KV cache faster than the datasheet's bandwidth or computes faster than its peak: those two
 # coefficients (× roofline time) stay at 1 or more. Without the floor, a setup with one table (70B FP8 on two H100s)
 # put prefill at 11x peak compute and made up the TTFT in its correction, and every GPU it was carried to went wrong
@@ -123,6 +124,16 @@ TTFT_RAISE_SHARE = 0.5
 # TensorRT-LLM, 21.3% -> 23.2% on vLLM; Blackwell's MoE share of the peak (``engine.MOE_COMPUTE_SHARE``) took back
 # part of it (39.7% and 22.4%).
 MEASURED_UNITS = [FEATURES.index(name) for name in ("step_overhead_ms", "sequence_ms", "request_ms")]
+# Except a request's fixed latency where every point has one prompt length: such points cannot tell it from the
+# prompt's prefill (both are a TTFT's part that does not grow with users), and a fit free to choose put 100-200 ms
+# of what was prefill there (GLM-5 on 8x B200 under SGLang: 101 ms a request and compute at its floor from its
+# 1,024-token table, none and 1.4x from its 8,192-token one), which carried whole to other prompt lengths: the
+# held-out MoE TTFT one prompt length up came out a median 14-21% low, one down 3-23% high. There it is held to its
+# engine's prior, relative to that prior's value as a dense setup's coefficients are (``EngineConfig
+# .moe_request_ms_prior``, itself the median of setups whose prompt lengths vary). Held-out MoE shape transfer,
+# median |error| throughput / TPOT / mean TTFT: SGLang 10.4 / 9.9 / 29.5% -> 10.0 / 9.6 / 27.2%, vLLM 5.6 / 5.4 /
+# 23.0% -> 5.2 / 5.3 / 20.9%, TensorRT-LLM 8.5 / 9.2 / 19.0% -> 8.1 / 8.6 / 20.1%; from one table, TTFT SGLang
+# 29.0% -> 25.6%, vLLM 22.2% -> 19.5%, but TensorRT-LLM 19.2% -> 22.9%.
 
 
 @dataclass(frozen=True)
@@ -322,7 +333,8 @@ def fit(setup: Setup, observations: Sequence[Observation], priors: NDArray | Non
             traces = [_closed_loop(candidate, coefficients, o.concurrency, o.input_len, o.output_len)
                       for o in observations]  # fmt: skip
             coefficients, loss = _solve(traces, observations, priors, floor=roofline_floor(setup),
-                                        measured_units=bool(setup.shape.num_experts))  # fmt: skip
+                                        measured_units=bool(setup.shape.num_experts),
+                                        prompts_vary=prompts_vary(observations))  # fmt: skip
         if best is None or loss < best[0]:
             best = (loss, candidate, coefficients, traces)
     _, chosen, coefficients, traces = best
@@ -386,11 +398,18 @@ def _schedulers(setup: Setup) -> list[Setup]:
     return [setup, replace(setup, engine=replace(setup.engine, mixed_steps=not setup.engine.mixed_steps))]
 
 
+def prompts_vary(observations: Sequence[Observation]) -> bool:
+    """Whether the points have more than one prompt length: only then do they tell a request's fixed latency from
+    its prefill (see ``MEASURED_UNITS``)."""
+    return len({o.input_len for o in observations}) > 1
+
+
 def _solve(traces: Sequence[Trace], observations: Sequence[Observation], priors: NDArray, floor: NDArray,
-           measured_units: bool = False) -> tuple[NDArray, float]:  # fmt: skip
+           measured_units: bool = False, prompts_vary: bool = True) -> tuple[NDArray, float]:  # fmt: skip
     """Non-negative least squares on relative errors, with the priors as weak extra rows: each relative to its own
     value, or (``measured_units``, a MoE setup's additive times and compute: see ``MEASURED_UNITS``) to the median
-    effect a unit of the coefficient has on the measured figures (on the TTFTs, for compute)."""
+    effect a unit of the coefficient has on the measured figures (on the TTFTs, for compute), the request latency
+    only where the prompt lengths vary."""
     from scipy.optimize import lsq_linear  # 1.2 s to import: only a fit pays it, not every page that prices a bill
 
     design, target, ttft_rows = [], [], []
@@ -405,7 +424,8 @@ def _solve(traces: Sequence[Trace], observations: Sequence[Observation], priors:
     scale = 1.0 / np.maximum(prior, 1e-12)  # a MoE prior may be 0 (no cost per sequence): scaled below
     if measured_units:
         effects = np.abs(np.array(design))
-        scale[MEASURED_UNITS] = np.maximum(np.median(effects, axis=0)[MEASURED_UNITS], 1e-12)
+        units = MEASURED_UNITS if prompts_vary else [unit for unit in MEASURED_UNITS if unit != REQUEST]
+        scale[units] = np.maximum(np.median(effects, axis=0)[units], 1e-12)
         if any(ttft_rows):  # compute, in the units of the TTFTs (see ``MEASURED_UNITS``)
             scale[COMPUTE] = max(np.median(effects[ttft_rows, COMPUTE]) / TTFT_WEIGHT, 1e-12)
     design.extend(weight * np.diag(scale))

@@ -135,12 +135,14 @@ class EngineConfig:
     moe_ttft_prompt_slope: float = 0.0
     # Where a MoE setup's prompt time goes under this engine, as the priors of its fit (``calibrate.prior_for``): its
     # compute (x roofline) and each request's own latency outside the steps, the medians of the engine's MoE setups
-    # whose points identify them (``validation.moe_coefficients``, per engine; None: ``calibrate.MOE_PRIOR``'s, the
-    # median over every engine). The engines part: SGLang 1.9x and 35 ms, TensorRT-LLM 1.5x and 28 ms, vLLM 1.1x and
-    # none (compute in the units of ``MOE_COMPUTE_GPU_EXPONENT``; before it, 4.5x, 2.7x and 1.6x, quartiles 2.2-6.2x,
-    # 1.8-3.1x and 1.3-1.9x). With one prompt length a fit cannot tell the two apart, and the pooled prior put
-    # SGLang's prefill into a per-request latency carried whole to other prompt lengths (DeepSeek-V3 on 8 B300s
-    # fitted at 8,192 tokens: 1.5 s a request, 1,673 ms predicted at 1,024 where 291 ms was measured).
+    # whose points identify them (``validation.moe_coefficients``, per engine, the latency over those of several
+    # prompt lengths; None: ``calibrate.MOE_PRIOR``'s, the median over every engine). The engines part: SGLang 2.1x
+    # and 18 ms, TensorRT-LLM 1.5x and 29 ms, vLLM 1.1x and none (compute in the units of
+    # ``MOE_COMPUTE_GPU_EXPONENT``; before it, 4.5x, 2.7x and 1.6x, quartiles 2.2-6.2x, 1.8-3.1x and 1.3-1.9x).
+    # With one prompt length a fit cannot tell the two apart, and the pooled prior put SGLang's prefill into a
+    # per-request latency carried whole to other prompt lengths (DeepSeek-V3 on 8 B300s fitted at 8,192 tokens: 1.5 s
+    # a request, 1,673 ms predicted at 1,024 where 291 ms was measured); such a fit now keeps the latency's prior
+    # (``calibrate.MEASURED_UNITS``).
     moe_compute_prior: float | None = None
     moe_request_ms_prior: float | None = None
     # A dense model's compute (x roofline) under this engine where nothing of that model was measured
@@ -206,7 +208,7 @@ ENGINE_PRESETS: dict[str, EngineConfig] = {
     # (setups of several prompt lengths: dense 21, 0.162, quartiles 0.13 and 0.29; MoE 42, 0.000, quartiles -0.06
     # and 0.12; NIM's 12: -0.02).
     "tensorrt-llm": replace(NIM_ENGINE, max_batch=2048, max_batched_tokens=8192, ttft_prompt_slope=0.162,
-                            moe_ttft_prompt_slope=0.0, moe_compute_prior=1.51, moe_request_ms_prior=27.7,
+                            moe_ttft_prompt_slope=0.0, moe_compute_prior=1.51, moe_request_ms_prior=29.2,
                             mixed_steps_fixed=True),
     # vLLM V1's server: max_num_seqs 1024 and max_num_batched_tokens 8192 on a GPU of 70 GiB or more other than an
     # A100, 256 and 2048 on the others (EngineArgs.get_batch_defaults, vllm-project/vllm at 99d7eb5,
@@ -226,7 +228,7 @@ ENGINE_PRESETS: dict[str, EngineConfig] = {
     # sgl-project/sglang at 469c63e, python/sglang/srt/server_args.py and model_runner.py.
     "sglang": EngineConfig(max_batch=2048, max_batched_tokens=8192, chunked_prefill=True, reserve_full_kv=False,
                            prefix_caching=True, large_gpu_batched_tokens=16384, ttft_prompt_slope=-0.179,
-                           moe_ttft_prompt_slope=-0.029, moe_compute_prior=1.91, moe_request_ms_prior=35.3,
+                           moe_ttft_prompt_slope=-0.029, moe_compute_prior=2.06, moe_request_ms_prior=17.8,
                            window_cache=0.8, budget_per_rank=False),
 }
 LARGE_GPU_GB = 160 * 1024 * 2**20 / 1e9  # SGLang's tier for a larger chunked prefill (gpu_mem >= 160 * 1024 MiB)

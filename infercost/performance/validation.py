@@ -218,6 +218,7 @@ class IdentifyingFit:
     setup: Setup
     coefficients: NDArray
     family: str = ""  # the model's architecture family (``models.BundledModel.family``): DeepSeek-R1's and V3's one
+    prompts_vary: bool = False  # its points have several prompt lengths, so its request latency is identified too
 
 
 def identifying_fits(tables: Sequence[Table], moe: bool) -> list[IdentifyingFit]:
@@ -231,7 +232,8 @@ def identifying_fits(tables: Sequence[Table], moe: bool) -> list[IdentifyingFit]
         if (bool(members[0].setup.shape.num_experts) == moe and len(levels) >= IDENTIFYING_LEVELS
                 and levels[-1] >= IDENTIFYING_SPAN * levels[0]):
             coefficients = fit_tables(members, priors=PRIOR).coefficients
-            fits.append(IdentifyingFit(engine_preset(group[1])[0], members[0].setup, coefficients, model_family(group)))
+            fits.append(IdentifyingFit(engine_preset(group[1])[0], members[0].setup, coefficients, model_family(group),
+                                       len({table.shape[0] for table in members}) > 1))  # fmt: skip
     return fits
 
 
@@ -262,13 +264,18 @@ def moe_coefficients(tables: Sequence[Table]) -> dict[str, float]:
 
 
 def _moe_medians(fits: Sequence[IdentifyingFit]) -> dict[str, float]:
+    """The medians of ``moe_coefficients``; the request latency's over the setups whose prompt lengths vary, the
+    only ones that identify it (one prompt length holds it at its prior: ``calibrate.MEASURED_UNITS``)."""
     fits = list(fits)
     medians = np.median(np.array([each.coefficients[FITTED] for each in fits]), axis=0) if fits else []
+    varied = [each for each in fits if each.prompts_vary]
+    request = {"request_ms": float(np.median([each.coefficients[REQUEST] for each in varied]))} if varied else {}
     return {"setups": len(fits), **{name: float(m) for name, m in zip(FEATURES[FITTED], medians, strict=False)},
+            **request, "setups_prompts_vary": len(varied),
             **_median_by(fits, COMPUTE, "compute_ms", _generation),
             **{f"setups_{engine}": count for engine, count in Counter(each.engine for each in fits).items()},
             **_median_by(fits, COMPUTE, "compute_ms", _engine),
-            **_median_by(fits, REQUEST, "request_ms", _engine)}  # fmt: skip
+            **_median_by(varied, REQUEST, "request_ms", _engine)}  # fmt: skip
 
 
 def model_family(group: tuple[str, ...]) -> str:

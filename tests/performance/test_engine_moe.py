@@ -469,6 +469,25 @@ def test_the_moe_priors_are_the_median_fit_of_the_moe_setups_that_identify_their
         assert prior == pytest.approx(stored[name], rel=0.05, abs=1e-6), name
 
 
+def test_a_moe_fit_of_one_prompt_length_keeps_its_engines_request_latency() -> None:
+    """Points of one prompt length cannot tell a request's fixed latency from its prefill (``calibrate
+    .MEASURED_UNITS``): the fit keeps the engine's prior latency and leaves the prompt's time in its compute, which
+    carries to longer prompts; with a second prompt length it finds its own. GLM-5 on 8x B200 under SGLang from its
+    1,024-token table put 101 ms a request and compute at 0.44x (a third of the 1.2x both tables give)."""
+    from infercost.performance.engine import COMPUTE, REQUEST
+    from infercost.performance.profiles import engine_setup, observations
+
+    short = find_profile("published:ix-sglang-unversioned-glm-5-8xb200-fp8-tp8-dp1-ep1-1024in-1024out-config658")
+    long = find_profile("published:ix-sglang-unversioned-glm-5-8xb200-fp8-tp8-dp1-ep1-8192in-1024out-config658")
+    setup = engine_setup(short)
+    one = fit(setup, observations(short)).coefficients
+    both = fit(setup, observations(short) + observations(long)).coefficients
+    prior = ENGINE_PRESETS["sglang"].moe_request_ms_prior
+    assert one[REQUEST] == pytest.approx(prior, rel=0.1)
+    assert abs(both[REQUEST] - prior) > prior / 2
+    assert one[COMPUTE] > both[COMPUTE] / 2
+
+
 def test_each_engines_moe_compute_and_request_priors_are_its_setups_median_fit() -> None:
     """``EngineConfig.moe_compute_prior`` and ``moe_request_ms_prior`` are what ``validation.moe_coefficients``
     measured per engine in the stored harness run (rerun ``python -m bench.held_out_accuracy --write`` and update
@@ -486,7 +505,7 @@ def test_each_engines_moe_compute_and_request_priors_are_its_setups_median_fit()
         assert preset.moe_request_ms_prior == pytest.approx(stored[f"request_ms_{engine}"], rel=0.05, abs=0.1), engine
     setup = engine_setup(find_profile("published:aic-sglang-0.5.10.post1-deepseek-v3-4xb300-fp4-tp4-dp1-ep4-"
                                       "1024in-1024out"))
-    assert prior_for(setup)[[COMPUTE, REQUEST]] == pytest.approx([1.91, 35.3])
+    assert prior_for(setup)[[COMPUTE, REQUEST]] == pytest.approx([2.06, 17.8])
     nim = prior_for(replace(setup, engine=NIM_ENGINE))
     assert nim[[COMPUTE, REQUEST]] == pytest.approx(MOE_PRIOR[[COMPUTE, REQUEST]])
 
