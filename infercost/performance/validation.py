@@ -48,6 +48,7 @@ from infercost.performance.calibrate import (
     fit,
     predict_concurrency,
     predict_offline,
+    prompts_vary,
     unmeasured_prior,
 )
 from infercost.performance.engine import COMPUTE, FEATURES, NIM_ENGINE, REQUEST, WEIGHTS, engine_preset
@@ -228,12 +229,13 @@ def identifying_fits(tables: Sequence[Table], moe: bool) -> list[IdentifyingFit]
     the weakly identified ones crept on from run to run (compute 2.2, 2.4, 2.6, 2.9, 3.1 x its roofline)."""
     fits = []
     for group, members in group_tables(tables).items():
-        levels = sorted({o.concurrency for table in members for o in table.observations})
+        points = [o for table in members for o in table.observations]
+        levels = sorted({o.concurrency for o in points})
         if (bool(members[0].setup.shape.num_experts) == moe and len(levels) >= IDENTIFYING_LEVELS
                 and levels[-1] >= IDENTIFYING_SPAN * levels[0]):
             coefficients = fit_tables(members, priors=PRIOR).coefficients
             fits.append(IdentifyingFit(engine_preset(group[1])[0], members[0].setup, coefficients, model_family(group),
-                                       len({table.shape[0] for table in members}) > 1))  # fmt: skip
+                                       prompts_vary(points)))  # fmt: skip
     return fits
 
 
