@@ -333,8 +333,7 @@ def fit(setup: Setup, observations: Sequence[Observation], priors: NDArray | Non
             traces = [_closed_loop(candidate, coefficients, o.concurrency, o.input_len, o.output_len)
                       for o in observations]  # fmt: skip
             coefficients, loss = _solve(traces, observations, priors, floor=roofline_floor(setup),
-                                        measured_units=bool(setup.shape.num_experts),
-                                        prompts_vary=prompts_vary(observations))  # fmt: skip
+                                        measured_units=bool(setup.shape.num_experts))  # fmt: skip
         if best is None or loss < best[0]:
             best = (loss, candidate, coefficients, traces)
     _, chosen, coefficients, traces = best
@@ -405,7 +404,7 @@ def prompts_vary(observations: Sequence[Observation]) -> bool:
 
 
 def _solve(traces: Sequence[Trace], observations: Sequence[Observation], priors: NDArray, floor: NDArray,
-           measured_units: bool = False, prompts_vary: bool = True) -> tuple[NDArray, float]:  # fmt: skip
+           measured_units: bool = False) -> tuple[NDArray, float]:  # fmt: skip
     """Non-negative least squares on relative errors, with the priors as weak extra rows: each relative to its own
     value, or (``measured_units``, a MoE setup's additive times and compute: see ``MEASURED_UNITS``) to the median
     effect a unit of the coefficient has on the measured figures (on the TTFTs, for compute), the request latency
@@ -424,7 +423,7 @@ def _solve(traces: Sequence[Trace], observations: Sequence[Observation], priors:
     scale = 1.0 / np.maximum(prior, 1e-12)  # a MoE prior may be 0 (no cost per sequence): scaled below
     if measured_units:
         effects = np.abs(np.array(design))
-        units = MEASURED_UNITS if prompts_vary else [unit for unit in MEASURED_UNITS if unit != REQUEST]
+        units = MEASURED_UNITS if prompts_vary(observations) else [unit for unit in MEASURED_UNITS if unit != REQUEST]
         scale[units] = np.maximum(np.median(effects, axis=0)[units], 1e-12)
         if any(ttft_rows):  # compute, in the units of the TTFTs (see ``MEASURED_UNITS``)
             scale[COMPUTE] = max(np.median(effects[ttft_rows, COMPUTE]) / TTFT_WEIGHT, 1e-12)
