@@ -630,6 +630,8 @@ class Architecture:
                         for layer in self.layers if layer.mixer == "attention")  # fmt: skip
         reach = self.sparse_reach()
         unpicked = max(context - reach, 0) * self.picked_attention_flops() if reach else 0.0
+        if reach and context > reach:  # past it, the picks are attended in MLA's absorbed form (engine.StepCost)
+            unpicked -= reach * (self.picked_attention_flops(decode=True) - self.picked_attention_flops())
         return 2 * self.active_matmul_params + attention + context * self.index_flops() - unpicked
 
     def over_context(self, tokens: float) -> str | None:

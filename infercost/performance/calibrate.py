@@ -68,9 +68,9 @@ PRIOR = np.array([0.3, 1 / 0.8, 1 / 0.5, 1 / 0.5, 0.01, 2.0, 1.0, 1.0])
 # measured. Held-out MoE throughput p90 from other GPUs went 85.7% -> 62.2% (TensorRT-LLM) and 53.7% -> 39.2% (vLLM),
 # TPOT 63.8% -> 50.2% and 51.8% -> 36.5%; TTFT did not move. A one-point setup is still ambiguous, the other way: one
 # SGLang 0.5.6 table at 64 users now puts its overhead on the step and over-predicts TPOT at 4 users 2x (SGLang MoE
-# throughput between releases, p90 43.1% -> 52.3%). A request's own latency is the median of the 124 of those setups
-# whose prompt lengths vary, the only ones that tell it from prefill (0.8 ms; see ``MEASURED_UNITS``).
-MOE_PRIOR = np.array([5.86, 0.99, 1.92, 1.37, 0.0023, 0.80, 1.0, 1.0])
+# throughput between releases, p90 43.1% -> 52.3%). A request's own latency is the median of the 121 of those setups
+# whose prompt lengths vary, the only ones that tell it from prefill (none; see ``MEASURED_UNITS``).
+MOE_PRIOR = np.array([5.84, 1.00, 1.93, 1.37, 0.0022, 0.0, 1.0, 1.0])
 # No engine reads the KV cache faster than the datasheet's bandwidth or computes faster than its peak: those two
 # coefficients (× roofline time) stay at 1 or more. Without the floor, a setup with one table (70B FP8 on two H100s)
 # put prefill at 11x peak compute and made up the TTFT in its correction, and every GPU it was carried to went wrong

@@ -205,22 +205,22 @@ ENGINE_PRESETS: dict[str, EngineConfig] = {
     # leaving one shape out, dense throughput / TPOT median 11.5% / 15.9% -> 8.2% / 9.1%, MoE 9.1% / 10.9% ->
     # 8.4% / 9.3% (dense TTFT from one table went the other way, 32% -> 43%).
     # Its TTFT grows with the prompt beyond the steps as vLLM's does, a dense model's more than a MoE model's
-    # (setups of several prompt lengths: dense 21, 0.162, quartiles 0.13 and 0.29; MoE 42, 0.000, quartiles -0.06
-    # and 0.12; NIM's 12: -0.02).
+    # (setups of several prompt lengths: dense 21, 0.162, quartiles 0.13 and 0.29; MoE 42, 0.001, quartiles -0.05
+    # and 0.11; NIM's 12: -0.02).
     "tensorrt-llm": replace(NIM_ENGINE, max_batch=2048, max_batched_tokens=8192, ttft_prompt_slope=0.162,
-                            moe_ttft_prompt_slope=0.0, moe_compute_prior=1.51, moe_request_ms_prior=29.2,
+                            moe_ttft_prompt_slope=0.0, moe_compute_prior=1.55, moe_request_ms_prior=29.2,
                             mixed_steps_fixed=True),
     # vLLM V1's server: max_num_seqs 1024 and max_num_batched_tokens 8192 on a GPU of 70 GiB or more other than an
     # A100, 256 and 2048 on the others (EngineArgs.get_batch_defaults, vllm-project/vllm at 99d7eb5,
     # vllm/engine/arg_utils.py); chunked prefill on, KV blocks on demand. The cap was 256 here before: SGLang's and
     # vLLM's held-out sweeps run 512 users, which it queued into TTFTs of 20 s against 3 s measured. Its TTFT grows
     # with prompt length as (length)^0.32 beyond the steps for a dense model, ^0.07 for a MoE model (setups of
-    # several prompt lengths: dense 22, quartiles 0.14 and 0.38; MoE 70, quartiles 0.01 and 0.17; SGLang's -0.18
-    # for 8 dense setups, -0.029 for 44 MoE): time outside the steps that grows with the prompt, or prefill slower
+    # several prompt lengths: dense 22, quartiles 0.14 and 0.38; MoE 70, quartiles 0.01 and 0.16; SGLang's -0.18
+    # for 8 dense setups, -0.039 for 44 MoE): time outside the steps that grows with the prompt, or prefill slower
     # than the fit can tell from decoding (the cause is not measured separately).
     "vllm": EngineConfig(max_batch=1024, max_batched_tokens=8192, chunked_prefill=True, reserve_full_kv=False,
                          prefix_caching=True, small_gpu_batch=256, small_gpu_batched_tokens=2048,
-                         ttft_prompt_slope=0.319, moe_ttft_prompt_slope=0.068, moe_compute_prior=1.14,
+                         ttft_prompt_slope=0.319, moe_ttft_prompt_slope=0.067, moe_compute_prior=1.18,
                          moe_request_ms_prior=0.0, dense_compute_prior=1.0, window_cache=0.0,
                          mixed_steps_fixed=True),
     # SGLang: chunked_prefill_size 8192 on GPUs under 160 GB (H100, H200), 16384 on larger ones (B200, MI300X), and
@@ -228,7 +228,7 @@ ENGINE_PRESETS: dict[str, EngineConfig] = {
     # sgl-project/sglang at 469c63e, python/sglang/srt/server_args.py and model_runner.py.
     "sglang": EngineConfig(max_batch=2048, max_batched_tokens=8192, chunked_prefill=True, reserve_full_kv=False,
                            prefix_caching=True, large_gpu_batched_tokens=16384, ttft_prompt_slope=-0.179,
-                           moe_ttft_prompt_slope=-0.029, moe_compute_prior=2.06, moe_request_ms_prior=17.8,
+                           moe_ttft_prompt_slope=-0.039, moe_compute_prior=1.99, moe_request_ms_prior=17.8,
                            window_cache=0.8, budget_per_rank=False),
 }
 LARGE_GPU_GB = 160 * 1024 * 2**20 / 1e9  # SGLang's tier for a larger chunked prefill (gpu_mem >= 160 * 1024 MiB)
@@ -301,6 +301,14 @@ class StepCost:
     picked_attention_flops_per_token_pair: float = 0.0
     picked_decode_attention_flops_per_token_pair: float = 0.0
 
+    @property
+    def sparse_prefill_extra_flops_per_token_pair(self) -> float:
+        """What a prompt token past the reach spends on each pick beyond the expanded form: sparse prefill runs MLA
+        absorbed, as decoding does (FlashMLA's sparse prefill kernel, which vLLM and SGLang call, works in its MQA
+        mode, q.k over 576 values and 512 summed: deepseek-ai/FlashMLA at 9241ae3, README), 3.4x the expanded
+        FLOPs for DeepSeek-V3.2 and 2.1x for GLM-5; none where the forms are alike (DeepSeek-V4's indexed branches)."""
+        return self.picked_decode_attention_flops_per_token_pair - self.picked_attention_flops_per_token_pair
+
     def expert_weights_ms(self, tokens: float) -> float:
         """Roofline time of the routed experts a step of ``tokens`` tokens reads (uniform routing: an expert is
         left unread with probability ``(1 - k/n) ** tokens``), on the busiest GPU (``expert_imbalance``)."""
@@ -349,11 +357,12 @@ class StepCost:
         attended = tokens * (past_tokens + (tokens + 1) / 2)
         kv_bytes = self.kv_bytes_per_token * (past_tokens + tokens) + self.state_bytes_per_sequence
         flops = self.flops_per_token * tokens + self.attention_flops_per_token_pair * attended
-        if self.sparse_reach:  # the chunk's queries past the reach attend to their picks only
+        if self.sparse_reach:  # the chunk's queries past the reach attend to their picks only, as decoding does
             first, last = max(past_tokens + 1, self.sparse_reach + 1), past_tokens + tokens
             if last >= first:
-                flops -= self.picked_attention_flops_per_token_pair * (last - first + 1) * ((first + last) / 2
-                                                                                            - self.sparse_reach)
+                queries = last - first + 1
+                flops -= self.picked_attention_flops_per_token_pair * queries * ((first + last) / 2 - self.sparse_reach)
+                flops += self.sparse_prefill_extra_flops_per_token_pair * queries * self.sparse_reach
         if self.window:
             kv_bytes += self.window_kv_bytes_per_token * min(past_tokens + tokens, self.window)
             flops += self.window_attention_flops_per_token_pair * tokens * min(past_tokens + (tokens + 1) / 2,

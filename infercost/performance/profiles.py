@@ -16,6 +16,7 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
+from urllib.parse import urlsplit
 
 from packaging.version import InvalidVersion, Version
 
@@ -27,7 +28,7 @@ from infercost.performance.engine import Hardware as EngineHardware
 from infercost.performance.models import bundled_models, find_bundled, list_models, resolve
 from infercost.performance.roofline import DTYPE_ALIASES, DTYPE_BYTES, ModelShape
 from infercost.performance.roofline import model_shape as shape_of
-from infercost.performance.validation import OfflineTable, Table, dtype_width
+from infercost.performance.validation import UNNAMED_RELEASE, OfflineTable, Table, dtype_width
 from infercost.runner.metrics import counted_per_request
 
 if TYPE_CHECKING:
@@ -482,12 +483,26 @@ def validation_tables(profiles: Sequence[ThroughputProfile] | None = None) -> li
         # A release is part of the engine: NIM 1.8.0 queues a closed loop's prompts unlike the 2024 NIM releases
         # (Llama-3.3-70B on two H100s, 5000/500: mean TTFT 407 ms alone, 689 ms at 25 users; 2024's 70B on four
         # H100s, 2000/200: 112 ms and 1729 ms), so calibrations move between GPUs of one release only.
-        engine = f"{engine} {profile.engine_version}" if profile.engine_version else engine
+        engine = f"{engine} {profile.engine_version or unnamed_release(profile.source)}"
         model = find_bundled(profile.model).name
         group = (model, engine, profile.hardware, str(profile.gpus_per_replica), setup.dtype, *layout_tag(profile))
         tables.append(Table(profile.id, group, (shape_twin(model), engine, dtype_width(setup.dtype)), setup,
                             tuple(points)))  # fmt: skip
     return tables
+
+
+def unnamed_release(source: str) -> str:
+    """The release of a table whose source does not name it, as its setup's key holds it: that source's own
+    (``unnamed@aiconfigurator``). Two sources' tables were measured apart and, unnamed, need not be of one release:
+    AIConfigurator's unversioned SGLang DeepSeek-R1 NVFP4 tables on 4x B200 (InferenceX's runs of November 2025, TTFT
+    7.1 s at 32 users of 1,024-token prompts) and inference-sim's of July 2026 (422 ms) were one setup, whose fit put
+    86 ms on every request and 2.6x its roofline on compute, where the 2026 table alone gives 23 ms and 1.8x.
+    Held-out MoE shape transfer, median |error| throughput / mean TTFT: SGLang 10.0 / 27.2% -> 9.9 / 26.7%,
+    TensorRT-LLM 8.1 / 20.1% -> 7.9 / 20.1%, vLLM 5.2 / 20.9% -> 5.0 / 20.6%."""
+    parts = urlsplit(source)
+    path = parts.path.strip("/").split("/")
+    name = path[1] if parts.netloc == "github.com" and len(path) > 1 else parts.netloc or source
+    return f"{UNNAMED_RELEASE}{name}"
 
 
 class Parallel(Protocol):

@@ -59,6 +59,8 @@ TRANSFERS = ("shape", "one_shape", "gpu")
 ENGINE_TRANSFERS = ("engine_version", "engine")  # between releases and engines: ``engine_transfer``
 # measured on the held-out tables, whose setups span GPU counts, engine releases and engines
 HELD_OUT_TRANSFERS = (*TRANSFERS, "nearest", "any_release", *ENGINE_TRANSFERS, "model")
+# How a setup's key names a release its source left unnamed (``profiles.unnamed_release``): not a release to compare
+UNNAMED_RELEASE = "unnamed@"
 # The targets the engine model is held to (median and p90 of |relative error|), per metric.
 TARGETS = {
     "request_throughput": (0.10, 0.25),
@@ -73,7 +75,7 @@ class Table:
     """One published or measured table: its setup's key, its setup, and its points at one shape."""
 
     id: str
-    group: tuple[str, ...]  # (model, engine, hardware, gpus, dtype): tables that share coefficients
+    group: tuple[str, ...]  # (model, engine and release, hardware, gpus, dtype, layout): tables that share coefficients
     family: tuple[str, ...]  # (model's shape twin, engine, dtype): tables whose coefficients can move between GPUs
     setup: Setup
     observations: tuple[Observation, ...]
@@ -366,7 +368,7 @@ def engine_transfer(tables: Sequence[Table], errors_for: Callable[[str], Errors]
 def _engine_release(group: tuple[str, ...]) -> tuple[str, str]:
     """A setup's engine (its preset's key) and release ('' where the table does not name it)."""
     name, _, release = group[1].partition(" ")
-    return engine_preset(name)[0], release
+    return engine_preset(name)[0], "" if release.startswith(UNNAMED_RELEASE) else release
 
 
 def _same_weights_and_gpus(source: Table, target: Table) -> bool:
@@ -595,7 +597,7 @@ class _ReferenceCalibrations:
         self.fitted: dict[tuple[str, ...], Calibration] = {}
 
     def group(self, table: OfflineTable) -> tuple[str, ...] | None:
-        candidates = [g for g, members in self.groups.items() if members[0].family == table.family]
+        candidates = [g for g, members in self.groups.items() if _bare_engine(members[0].family) == table.family]
         if not candidates:
             return None
         return min(candidates, key=lambda g: (abs(np.log(self.groups[g][0].setup.hardware.gpus / table.gpus)),
@@ -606,6 +608,14 @@ class _ReferenceCalibrations:
         if group not in self.fitted:
             self.fitted[group] = fit_tables(self.groups[group])
         return self.fitted[group]
+
+
+def _bare_engine(family: tuple[str, ...]) -> tuple[str, ...]:
+    """A closed-loop table's family with a release its source left unnamed (``profiles.unnamed_release``) as the
+    engine alone, as an offline table's family names its engine: the release-agnostic calibrations the offline
+    ratios are predicted from (NIM's tables of no stated release)."""
+    name, _, release = family[1].partition(" ")
+    return (family[0], name, *family[2:]) if release.startswith(UNNAMED_RELEASE) else family
 
 
 def _reference_table(offline: Sequence[OfflineTable], target: OfflineTable, reference_gpu: str) -> OfflineTable | None:

@@ -187,7 +187,7 @@ def test_moves_between_engine_releases_and_engines_are_scored_on_the_same_gpus_o
     (both named) or another engine, its errors counted under its own engine; other GPUs are not an engine move."""
     from collections import defaultdict
 
-    from infercost.performance.validation import Errors, Table, engine_transfer
+    from infercost.performance.validation import UNNAMED_RELEASE, Errors, Table, engine_transfer
 
     base = validation_tables()[0]
 
@@ -196,8 +196,8 @@ def test_moves_between_engine_releases_and_engines_are_scored_on_the_same_gpus_o
         return Table(f"{engine} {gpus}", group, (base.family[0], engine, base.family[2]), base.setup,
                      base.observations)  # fmt: skip
 
-    tables = [table("vllm 0.18.0"), table("vllm 0.19.0"), table("vllm"), table("sglang 0.5.9"),
-              table("sglang 0.5.9", gpus="16")]  # fmt: skip
+    tables = [table("vllm 0.18.0"), table("vllm 0.19.0"), table(f"vllm {UNNAMED_RELEASE}a-source"),
+              table("sglang 0.5.9"), table("sglang 0.5.9", gpus="16")]  # fmt: skip
     errors: dict[str, Errors] = defaultdict(Errors)
     engine_transfer(tables, errors.__getitem__)
     points = len(base.observations)

@@ -157,7 +157,8 @@ def test_a_sparse_attention_step_reads_and_attends_to_the_entries_its_indexer_pi
     """DeepSeek Sparse Attention: past ``index_topk`` (2,048) tokens a query attends to the 2,048 its indexer picks,
     and the indexer scores every cached token with a key of its own. A decode step at 8,000 tokens of context reads
     the latent of 2,048 and the indexer keys of all 8,000, and its compute is the indexers' over the 5,952 more; a
-    prompt chunk's queries past the reach likewise. DeepSeek-V3 (no indexer) reads and attends to all of it."""
+    prompt chunk's queries past the reach likewise, attending to their picks in MLA's absorbed form as a decoding
+    token does (FlashMLA's sparse prefill). DeepSeek-V3 (no indexer) reads and attends to all of it."""
     kv, compute = FEATURES.index("kv_cache_ms"), FEATURES.index("compute_ms")
     sparse = setup_for(model, engine_hardware("H200", 8, "fp8"), "fp8", ENGINE_PRESETS["sglang"])
     cost, shape = sparse.cost, sparse.shape
@@ -172,6 +173,10 @@ def test_a_sparse_attention_step_reads_and_attends_to_the_entries_its_indexer_pi
     prompt = cost.prefill(1000, 7000) - cost.prefill(1000, 3000)  # every query past the reach, 4,000 later
     prompt_indexers = shape.attention_flops - shape.picked_attention_flops_per_pair
     assert prompt[compute] == pytest.approx(prompt_indexers * 1000 * 4000 / cost.flops_per_ms)
+    own = cost.prefill(1, 0)[compute] - shape.attention_flops / cost.flops_per_ms  # a token's FLOPs but attention
+    past = cost.prefill(1, 5000)[compute] - own  # one query past the reach: its picks in MLA's absorbed form
+    assert past == pytest.approx((prompt_indexers * 5001 + shape.picked_decode_attention_flops_per_pair * 2048)
+                                 / cost.flops_per_ms)  # fmt: skip
     within = cost.prefill(1000, 1048)[compute] - cost.prefill(1000, 0)[compute]  # all within it: all attended
     assert within == pytest.approx(shape.attention_flops * 1000 * 1048 / cost.flops_per_ms)
     dense = setup_for("deepseek-ai/DeepSeek-V3", engine_hardware("H200", 8, "fp8"), "fp8", ENGINE_PRESETS["sglang"])
@@ -505,7 +510,7 @@ def test_each_engines_moe_compute_and_request_priors_are_its_setups_median_fit()
         assert preset.moe_request_ms_prior == pytest.approx(stored[f"request_ms_{engine}"], rel=0.05, abs=0.1), engine
     setup = engine_setup(find_profile("published:aic-sglang-0.5.10.post1-deepseek-v3-4xb300-fp4-tp4-dp1-ep4-"
                                       "1024in-1024out"))
-    assert prior_for(setup)[[COMPUTE, REQUEST]] == pytest.approx([2.06, 17.8])
+    assert prior_for(setup)[[COMPUTE, REQUEST]] == pytest.approx([1.99, 17.8])
     nim = prior_for(replace(setup, engine=NIM_ENGINE))
     assert nim[[COMPUTE, REQUEST]] == pytest.approx(MOE_PRIOR[[COMPUTE, REQUEST]])
 

@@ -14,7 +14,7 @@ from infercost.performance.profiles import held_out_profiles, validation_tables
 from infercost.performance.validation import MISFIT, fit_error, fit_tables, group_tables, source_rank, validate
 
 MISFIT_TABLE = "published:aic-sglang-unversioned-deepseek-r1-4xb200-fp4-tp4-dp1-ep1-1024in-1024out"
-UNVERSIONED = ("deepseek-r1", "sglang", "B200", "4", "nvfp4")
+UNVERSIONED = ("deepseek-r1", "sglang unnamed@aiconfigurator", "B200", "4", "nvfp4")
 RELEASED = ("deepseek-r1", "sglang 0.5.9", "B200", "4", "nvfp4", "ep4")
 
 
@@ -40,6 +40,19 @@ def test_a_setup_is_a_misfit_when_its_own_calibration_misses_its_own_points(grou
 
     made_sane = [replace(t, observations=tuple(map(sane, t.observations))) for t in misfit]
     assert fit_error(fit_tables(made_sane), made_sane) < MISFIT
+
+
+def test_tables_that_leave_their_release_unnamed_share_a_setup_only_with_their_own_sources(groups) -> None:
+    """AIConfigurator's unversioned DeepSeek-R1 NVFP4 sweep on 4x B200 under SGLang (November 2025) and InferenceX's
+    of the same weights and GPUs (July 2026) name no release; nothing says they ran one, so they are two setups, each
+    fitted on its own tables, and neither is another's "release" to move between (``engine_version``)."""
+    from infercost.performance.validation import _engine_release
+
+    inferencex = ("deepseek-r1", "sglang unnamed@inference-sim", "B200", "4", "nvfp4")
+    assert {t.id.split(":")[1].split("-")[0] for t in groups[UNVERSIONED]} == {"aic"}
+    assert {t.id.split(":")[1].split("-")[0] for t in groups[inferencex]} == {"ix"}
+    assert _engine_release(UNVERSIONED) == _engine_release(inferencex) == ("sglang", "")
+    assert _engine_release(RELEASED) == ("sglang", "0.5.9")
 
 
 def test_a_misfit_source_ranks_after_every_other_even_on_the_same_gpus() -> None:
@@ -123,13 +136,16 @@ def test_a_release_named_for_a_model_with_no_table_says_there_is_none_to_take_it
 
 def test_a_setup_its_own_fit_misses_is_not_the_calibration_though_it_has_the_layout_asked_for() -> None:
     """Moved to 4x MI355X, the misfit sweep (plain TP4, the layout asked for) predicted 541 ms TTFT at 4 users where
-    InferenceX measured 148 ms (SGLang 0.5.9, 1K/1K); 0.5.9's sweep under EP4 is taken instead."""
+    InferenceX measured 148 ms (SGLang 0.5.9, 1K/1K). A setup that fits itself is taken instead: InferenceX's July
+    2026 sweep of that layout, since its tables are no longer pooled with the misfit's (118 ms; before, 0.5.9's
+    sweep under EP4, 127 ms)."""
     from infercost.performance.predict import _misfit, predict_roofline
 
     predicted = predict_roofline("deepseek-r1", "MI355X", 4, "mxfp4", 1024, 1024, engine="sglang")
     assert _misfit(MISFIT_TABLE)
-    assert "unversioned" not in predicted.notes[0] and "SGLang 0.5.9" in predicted.notes[0]
+    assert "aic-sglang-unversioned" not in predicted.notes[0]
     assert predicted.parallel == {"tensor_parallel": 4, "expert_parallel": 1, "data_parallel": 1}
+    assert 148 / 2 < next(p for p in predicted.points if p.level == 4).mean_ttft_ms < 148 * 2
 
 
 def _throughput(*args: str) -> subprocess.CompletedProcess[str]:
