@@ -390,20 +390,21 @@ def predict_profile(profile: ThroughputProfile, input_len: int, output_len: int,
 
 def _reference(model: str, gpu: str, gpus: int, dtype: str, engine: str | None = None,
                layout: Layout = Layout(), release: str | None = None) -> ThroughputProfile | None:  # fmt: skip
-    """The measured or published profile nearest to a setup: same model, then the engine asked for, then the
-    calibration set before the published tables kept out of it (``held_out_tables``: today's MoE models, and other
-    engines' sweeps of its dense ones), then the same weights, else the nearest bytes per weight, then the release
-    asked for (``release_distance``), then ``validation.source_rank`` (one its own calibration fits, attention data
-    parallel as asked, same GPU, points at more than one load, same layout, nearest GPU count, the most data), then
-    measured before published. Under the engine asked, a model with no table of its own takes its ``shape_twin``'s (a
+    """The measured or published profile nearest to a setup: same model, then the engine asked for, then the calibration
+    set before the published tables kept out of it (``held_out_tables``: today's MoE models, and other engines'
+    sweeps of its dense ones), then the same weights, else the nearest bytes per weight, then the release asked for
+    (``release_distance``), then ``validation.source_rank`` (one its own calibration fits, attention data parallel as
+    asked, same GPU, points at more than one load, same layout, nearest GPU count, the most data), then measured
+    before published; one its own calibration misses comes after every other of its engine and weights, of the
+    release asked for or not. Under the engine asked, a model with no table of its own takes its ``shape_twin``'s (a
     model of the same shapes: DeepSeek-R1's for V3) before any other engine's; its own come first, as runs of twins
     on the same GPUs differ in what the tables do not record (AIConfigurator's R1 runs under TensorRT-LLM decode
     twice as fast as its V3 runs of the same setup: TPOT 7.8 ms against 14.6 at 4 users on 8x B200, speculative
     decoding on in one and not the other, it seems; ranked by GPU before model, the held-out MoE TensorRT-LLM
     *nearest* TPOT went from a median 8.8% to 10.5%). The held-out tables are chosen by the rule their ``nearest``
     and ``any_release`` transfers were measured with. Until the engine asked for counted here, Llama-3.1-70B on 4x
-    H200 under vLLM was calibrated on NIM's 4x H100 tables and moved between engines (held-out dense TTFT median 40%),
-    though vLLM's own tables of that setup are bundled (13% from other shapes)."""
+    H200 under vLLM was calibrated on NIM's 4x H100 tables and moved between engines (held-out dense TTFT median
+    40%), though vLLM's own tables of that setup are bundled (13% from other shapes)."""
     wanted, twin = find_bundled(model), shape_twin(model)
     same_width = {"float16": "bfloat16", "bfloat16": "float16"}
     target = (gpu, gpus, layout_tag(layout))
@@ -425,11 +426,14 @@ def _reference(model: str, gpu: str, gpus: int, dtype: str, engine: str | None =
     ranked = sorted([*calibration_set, *held_out], key=lambda pair: pair[0])
     if not ranked:
         return None
-    # one its own calibration misfits ranks after the others of its engine, width and release, as in source_rank
-    # (its misfit decided only for those ranked first: each one takes a fit)
-    before_source_rank = 6  # near()'s keys: other engine, twin, held out, other width, doublings, release distance
-    best = [p for key, p in ranked if key[:before_source_rank] == ranked[0][0][:before_source_rank]]
-    return next((p for p in best if not _misfit(p.id)), ranked[0][1])
+    # one its own calibration misfits ranks after the others of its engine and width, as in source_rank, even of
+    # the release named: a source "only where no other will do" (MISFIT). gpt-oss-120b under vLLM 0.11.2 on 2x H100
+    # has two tables, both at 512 users queued for 113 s and 462 s; its fit put 79 s on every request and predicted
+    # 172 s of TTFT for 4 users. (Misfits are decided only for those ranked first: each one takes a fit.)
+    release_key, before_release = 6, 5  # near()'s keys: other engine, twin, held out, other width, doublings, release
+    same_release = [p for key, p in ranked if key[:release_key] == ranked[0][0][:release_key]]
+    any_release = [p for key, p in ranked if key[:before_release] == ranked[0][0][:before_release]]
+    return next((p for p in [*same_release, *any_release] if not _misfit(p.id)), ranked[0][1])
 
 
 def release_distance(found: str | None, asked: str | None) -> int:
@@ -453,6 +457,20 @@ def _misfit(profile_id: str) -> bool:
     members = _held_out_setup(profile_id)
     stored = _stored(stored_held_out_calibrations(), members)
     return stored["misfit"] if stored else fit_error(_calibrated_held_out(profile_id), members) > MISFIT
+
+
+def _misfit_of_release(reference: ThroughputProfile, release: str | None) -> ThroughputProfile | None:
+    """A held-out table of the release named, of the reference's weights under its engine, that ``_reference``
+    passed over because its own calibration misses it (None where no release is named, or none was)."""
+    if release is None:
+        return None
+
+    def weights(p: ThroughputProfile) -> tuple[str, str, str]:
+        return shape_twin(p.model), engine_preset(p.engine)[0], weights_dtype(published_dtype(p))
+
+    named = [t.profile for t in held_out_tables().values()
+             if weights(t.profile) == weights(reference) and not release_distance(t.profile.engine_version, release)]
+    return next((p for p in named if _misfit(p.id)), None)
 
 
 @cache
@@ -570,12 +588,19 @@ def engine_release(release: str | None) -> str | None:
     return release.strip()
 
 
-def release_note(reference: ThroughputProfile, release: str | None) -> str:
-    """Why a prediction carries the error of a source of any release."""
+def release_note(reference: ThroughputProfile, release: str | None, passed_over: ThroughputProfile | None = None,
+                 ) -> str:  # fmt: skip
+    """Why a prediction carries the error of a source of any release (``passed_over``: the release named's table
+    that ``_reference`` did not take, its own calibration missing it)."""
     found = reference.engine if reference.engine_version else f"{reference.engine}, a release its source leaves unnamed"
     if release is None:
         return (f"no engine release named (--engine-version, or the app's Engine release): calibrated on {found}; "
                 "its error and ranges are those of a source of any release, as releases of one engine differ")
+    if passed_over is not None:
+        return (f"release {release}'s tables of this model and weights ({passed_over.id}, ...) are ones the engine "
+                f"model cannot fit (its calibration misses their own points by over {MISFIT:.0%}: queues or stalls "
+                f"it does not simulate): calibrated on {found} instead; its error and ranges are those of a source "
+                "of any release")  # fmt: skip
     kin = "of its line" if release_distance(reference.engine_version, release) == 1 else "nearest"
     return (f"no table of release {release} of this model and weights: calibrated on {found} ({kin}); its error and "
             "ranges are those of a source of any release")
@@ -638,7 +663,7 @@ def predict_roofline(
             notes.append(f"{measured_model.name} is measured in {model}'s place: the same architecture (every shape "
                          "the engine model reads), so the same speed")  # fmt: skip
         if transfer == "any_release":
-            notes.append(release_note(reference, release))
+            notes.append(release_note(reference, release, _misfit_of_release(reference, release)))
         elif release_distance(reference.engine_version, release):  # a release named that no bundled table is of
             notes.append(f"no table of release {release} of this model and weights is bundled: calibrated on "
                          f"{reference.engine}" + ("" if reference.engine_version else ", a release its source "

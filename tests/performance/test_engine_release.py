@@ -148,6 +148,24 @@ def test_a_setup_its_own_fit_misses_is_not_the_calibration_though_it_has_the_lay
     assert 148 / 2 < next(p for p in predicted.points if p.level == 4).mean_ttft_ms < 148 * 2
 
 
+def test_a_release_named_whose_every_table_is_a_misfit_is_calibrated_on_another_and_says_why() -> None:
+    """gpt-oss-120b under vLLM 0.11.2 on 2x H100: two tables, both at 512 users, queued for 113 s and 462 s. Its fit
+    put 79 s on every request, and named, that release predicted 172 s of TTFT for 4 users of 1K prompts. A misfit
+    is a source only where no other will do, of the release named too: another release's fitting tables are taken,
+    and the prediction says why and carries the error of a source of any release."""
+    from infercost.performance.expected_error import held_out_error
+    from infercost.performance.predict import _misfit, predict_roofline
+
+    misfit = "published:aic-vllm-0.11.2-gpt-oss-120b-2xh100-sxm-fp4-tp2-dp1-ep1-1024in-8192out"
+    assert _misfit(misfit)
+    predicted = predict_roofline("gpt-oss-120b", "H100", 2, "mxfp4", 1024, 1024, engine="vllm", release="0.11.2")
+    assert "vLLM 0.11.2" not in predicted.notes[0] and predicted.transfer == "any_release"
+    assert predicted.expected_error == held_out_error("moe", "vllm", "any_release")
+    assert any(note.startswith("release 0.11.2's tables of this model and weights (") and "cannot fit" in note
+               for note in predicted.notes)  # fmt: skip
+    assert next(p for p in predicted.points if p.level == 4).mean_ttft_ms < 1000
+
+
 def _throughput(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "infercost", "throughput", *args, "--input-tokens", "1000",
                            "--output-tokens", "300"], capture_output=True, text=True, timeout=180)  # fmt: skip

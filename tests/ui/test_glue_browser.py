@@ -86,6 +86,20 @@ def choose(page, label: str, option: str) -> None:
     settle(page)
 
 
+def setup_form(page, model: str, weights: str, engine: str, gpu: str, gpus: int, release: str | None = None) -> None:
+    """Compare's form for a self-host setup, opened once the app has loaded and filled in (not yet added)."""
+    page.get_by_text("Cheapest API per month").wait_for(timeout=WAIT_MS)
+    go_to(page, "Compare")
+    open_expander(page, "Add a self-host setup")
+    choose(page, "Model", model)
+    choose(page, "Weights", weights)
+    choose(page, "Engine", engine)
+    if release:
+        choose(page, "Engine release", release)
+    choose_gpu(page, gpu)
+    set_number(page, "GPUs per replica", str(gpus))
+
+
 def add_setup(page, added: str):
     """Press *Add setup* and see ``added`` among *Your setups* (the box, to look in again later)."""
     page.get_by_role("button", name="Add setup").click()
@@ -294,15 +308,7 @@ def test_an_engine_release_and_layout_picked_on_compare_survive_a_detour_and_a_r
     """The release a person runs and the layout are part of the setup: picked on Compare, they name the setup,
     calibrate it on that release's tables, and a visit to Models and a reload keep them (the address bar carries
     the whole profile)."""
-    page.get_by_text("Cheapest API per month").wait_for(timeout=WAIT_MS)
-    go_to(page, "Compare")
-    open_expander(page, "Add a self-host setup")
-    choose(page, "Model", "deepseek-r1")
-    choose(page, "Weights", "nvfp4")
-    choose(page, "Engine", "SGLang")
-    choose(page, "Engine release", "0.5.9")
-    choose_gpu(page, "B200")
-    set_number(page, "GPUs per replica", "4")
+    setup_form(page, "deepseek-r1", "nvfp4", "SGLang", "B200", 4, release="0.5.9")
     choose(page, "Layout", "TP4 EP4 DP1")
     page.screenshot(path=str(tmp_path / "compare-release-form.png"), full_page=True)
     added = "deepseek-r1 · 4× B200 (nvfp4, sglang 0.5.9, TP4 EP4 DP1, roofline)"
@@ -342,25 +348,22 @@ def test_deepseek_v4_flash_on_compare_is_priced_in_its_own_fp4_and_survives_a_de
     page.screenshot(path=str(tmp_path / "compare-v4-after-reload.png"), full_page=True)
 
 
-@pytest.mark.parametrize(("model", "weights", "engine", "gpus", "basis"), [
-    ("minimax-m2.5", "fp8", "SGLang", 4, ("measured under vLLM", "priors for a MoE model under sglang")),
-    ("deepseek-v3", "fp8", "vLLM", 8, ("deepseek-r1-8xh200", "deepseek-r1 is measured in deepseek-v3's place")),
-], ids=["priors-over-another-engine", "shape-twin"])  # fmt: skip
-def test_a_moe_model_asked_under_an_engine_nobody_measured_it_on_says_its_basis_on_compare(
-        page, tmp_path, model, weights, engine, gpus, basis):  # fmt: skip
+@pytest.mark.parametrize(("model", "weights", "engine", "gpu", "gpus", "release", "basis"), [
+    ("minimax-m2.5", "fp8", "SGLang", "H200", 4, None, ("measured under vLLM", "priors for a MoE model under sglang")),
+    ("deepseek-v3", "fp8", "vLLM", "H200", 8, None, ("deepseek-r1-8xh200",
+                                                     "deepseek-r1 is measured in deepseek-v3's place")),
+    ("gpt-oss-120b", "mxfp4", "vLLM", "H100 SXM", 2, "0.11.2", ("release 0.11.2's tables of this model and weights",
+                                                                "calibrated on vLLM 0.18.0 instead")),
+], ids=["priors-over-another-engine", "shape-twin", "release-misfit"])  # fmt: skip
+def test_a_moe_setup_calibrated_other_than_as_asked_says_its_basis_on_compare(
+        page, tmp_path, model, weights, engine, gpu, gpus, release, basis):  # fmt: skip
     """MiniMax-M2.5's bundled tables are vLLM's only. Added on Compare under SGLang, its cost comes from SGLang's MoE
     priors (held out closer than rescheduling vLLM's step costs); DeepSeek-V3 has no vLLM table, but R1, of the same
-    shapes, has: its tables calibrate V3 under vLLM. The basis notes say so, before and after a detour and a
-    reload."""
-    page.get_by_text("Cheapest API per month").wait_for(timeout=WAIT_MS)
-    go_to(page, "Compare")
-    open_expander(page, "Add a self-host setup")
-    choose(page, "Model", model)
-    choose(page, "Weights", weights)
-    choose(page, "Engine", engine)
-    choose_gpu(page, "H200")
-    set_number(page, "GPUs per replica", str(gpus))
-    added = f"{model} · {gpus}× H200 ({weights}, {engine.lower()}"
+    shapes, has: its tables calibrate V3 under vLLM. gpt-oss-120b under vLLM 0.11.2 on 2x H100 has only tables of
+    queues at 512 users, on which it predicted 172 s of TTFT for 4 users: another release's tables calibrate it. The
+    basis notes say so, before and after a detour and a reload."""
+    setup_form(page, model, weights, engine, gpu, gpus, release=release)
+    added = f"{model} · {gpus}× {gpu} ({weights}, {engine.lower()}" + (f" {release}" if release else "")
     yours = add_setup(page, added)
     for detour in (lambda: (go_to(page, "Models"), go_to(page, "Compare")), page.reload):
         detour()
