@@ -380,6 +380,7 @@ def predict_profile(profile: ThroughputProfile, input_len: int, output_len: int,
              f" at {profile.input_len:,.0f} in / {profile.output_len:,.0f} out"]  # fmt: skip
     if transfer == "shape":
         notes[0] += " and the other tables of the same setup"
+    notes.extend(misfit_notes(profile))
     setup = _cached(setup, load, notes)
     return PredictedProfile("fitted", profile.id, profile.model, profile.hardware, profile.gpus_per_replica,
                             setup.dtype, input_len, output_len,
@@ -457,6 +458,16 @@ def _misfit(profile_id: str) -> bool:
     members = _held_out_setup(profile_id)
     stored = _stored(stored_held_out_calibrations(), members)
     return stored["misfit"] if stored else fit_error(_calibrated_held_out(profile_id), members) > MISFIT
+
+
+def misfit_notes(reference: ThroughputProfile) -> list[str]:
+    """What to say where a prediction rests on a setup its own calibration misses (``validation.MISFIT``): the error
+    quoted is that of setups the engine model fits, and understates this one's."""
+    if not _misfit(reference.id):
+        return []
+    return [f"the setup of {reference.id} is one the engine model cannot fit (its calibration misses its own points by "
+            f"over {MISFIT:.0%}: queues or stalls it does not simulate): the error quoted, that of setups it fits, "
+            "understates this prediction's"]  # fmt: skip
 
 
 def _misfit_of_release(reference: ThroughputProfile, release: str | None) -> ThroughputProfile | None:
@@ -658,6 +669,7 @@ def predict_roofline(
         notes = [f"engine model calibrated on {reference.id} ({reference.gpus_per_replica}x {reference.hardware}, "
                  f"{reference.dtype}, {reference.engine}), moved to {gpus}x {hardware.gpu}: bandwidth, compute and "
                  "KV-cache capacity from the datasheet"]  # fmt: skip
+        notes.extend(misfit_notes(reference))  # where no other source will do
         measured_model = find_bundled(reference.model)
         if measured_model is not None and measured_model != find_bundled(model):
             notes.append(f"{measured_model.name} is measured in {model}'s place: the same architecture (every shape "
