@@ -68,7 +68,7 @@ PRIOR = np.array([0.3, 1 / 0.8, 1 / 0.5, 1 / 0.5, 0.01, 2.0, 1.0, 1.0])
 # measured. Held-out MoE throughput p90 from other GPUs went 85.7% -> 62.2% (TensorRT-LLM) and 53.7% -> 39.2% (vLLM),
 # TPOT 63.8% -> 50.2% and 51.8% -> 36.5%; TTFT did not move. A one-point setup is still ambiguous, the other way: one
 # SGLang 0.5.6 table at 64 users now puts its overhead on the step and over-predicts TPOT at 4 users 2x (SGLang MoE
-# throughput between releases, p90 43.1% -> 52.3%). A request's own latency is the median of the 121 of those setups
+# throughput between releases, p90 43.1% -> 52.3%). A request's own latency is the median of the 118 of those setups
 # whose prompt lengths vary, the only ones that tell it from prefill (none; see ``MEASURED_UNITS``).
 MOE_PRIOR = np.array([5.84, 1.00, 1.93, 1.37, 0.0022, 0.0, 1.0, 1.0])
 # No engine reads the KV cache faster than the datasheet's bandwidth or computes faster than its peak: those two
@@ -355,15 +355,21 @@ def _load_terms(concurrency: float, input_len: float) -> NDArray:
 
 
 PROMPT = 2  # the prompt length's term in ``_load_terms``
+# Prompt lengths a setup's points must span to tell a request's fixed latency from its prefill, and the prompt's
+# own TTFT slope: every bundled setup of several spans 2x or more, but three of DeepSeek-R1's 2025 sweeps (SGLang
+# 0.4.2 on 8x MI300X, 0.4.3 on 8x H200 under attention DP, vLLM 0.7.4 on 8x H200), whose 3,200- and 3,274-token
+# tables differ by 2%: from that their fits put 1-3 s on every request and TTFT slopes of -0.4 to -1.6 on the prompt.
+PROMPT_SPAN = 2.0
 
 
 def _ttft_correction(traces: Sequence[Trace], observations: Sequence[Observation], coefficients: NDArray,
                      prompt_slope: float = 0.0) -> NDArray:  # fmt: skip
     """Log-ratio of measured to simulated mean TTFT, fitted over (users, prompt length) so that what the
     simulation misses about how real schedulers queue prompts (arrivals that stay in step, uneven chunking) is
-    carried to other shapes; terms the points do not vary are left out (coefficient 0), but for the prompt length's,
-    which takes the engine's ``prompt_slope`` (``EngineConfig.prompt_slope``, a dense or a MoE model's): with one
-    prompt length a fit cannot tell a request's fixed latency from its prefill, and most sweeps have one or two."""
+    carried to other shapes; terms the points do not vary are left out (coefficient 0), but for the prompt length's
+    (varied where its lengths span ``PROMPT_SPAN``), which takes the engine's ``prompt_slope``
+    (``EngineConfig.prompt_slope``, a dense or a MoE model's): with one prompt length a fit cannot tell a request's
+    fixed latency from its prefill, and most sweeps have one or two."""
     rows, target = [], []
     for trace, obs in zip(traces, observations, strict=True):
         simulated = float(trace.mean(trace.ttft) @ coefficients)
@@ -377,7 +383,8 @@ def _ttft_correction(traces: Sequence[Trace], observations: Sequence[Observation
     miss = np.abs(target_vector - np.median(target_vector))
     kept = miss <= max(TTFT_OUTLIER_LOG, miss.min())  # a jump no scheduler explains; two far points keep both
     design, target_vector = np.array(rows)[kept], target_vector[kept]
-    varying = [0] + [k for k in range(1, design.shape[1]) if np.ptp(design[:, k]) > 1e-9]
+    varying = [0] + [k for k in range(1, design.shape[1])
+                     if np.ptp(design[:, k]) >= (math.log(PROMPT_SPAN) if k == PROMPT else 1e-9)]  # fmt: skip
     if PROMPT not in varying:
         beta[PROMPT] = prompt_slope
         target_vector = target_vector - prompt_slope * design[:, PROMPT]
@@ -398,9 +405,10 @@ def _schedulers(setup: Setup) -> list[Setup]:
 
 
 def prompts_vary(observations: Sequence[Observation]) -> bool:
-    """Whether the points have more than one prompt length: only then do they tell a request's fixed latency from
-    its prefill (see ``MEASURED_UNITS``)."""
-    return len({o.input_len for o in observations}) > 1
+    """Whether the points' prompt lengths span ``PROMPT_SPAN``: only then do they tell a request's fixed latency from
+    its prefill (see ``MEASURED_UNITS``), or how TTFT grows with the prompt (``_ttft_correction``)."""
+    lengths = [o.input_len for o in observations]
+    return max(lengths) >= PROMPT_SPAN * min(lengths)
 
 
 def _solve(traces: Sequence[Trace], observations: Sequence[Observation], priors: NDArray, floor: NDArray,

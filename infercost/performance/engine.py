@@ -215,8 +215,8 @@ ENGINE_PRESETS: dict[str, EngineConfig] = {
     # vllm/engine/arg_utils.py); chunked prefill on, KV blocks on demand. The cap was 256 here before: SGLang's and
     # vLLM's held-out sweeps run 512 users, which it queued into TTFTs of 20 s against 3 s measured. Its TTFT grows
     # with prompt length as (length)^0.32 beyond the steps for a dense model, ^0.07 for a MoE model (setups of
-    # several prompt lengths: dense 22, quartiles 0.14 and 0.38; MoE 70, quartiles 0.01 and 0.16; SGLang's -0.18
-    # for 8 dense setups, -0.039 for 44 MoE): time outside the steps that grows with the prompt, or prefill slower
+    # several prompt lengths: dense 22, quartiles 0.14 and 0.38; MoE 69, quartiles 0.02 and 0.16; SGLang's -0.18
+    # for 8 dense setups, -0.035 for 42 MoE): time outside the steps that grows with the prompt, or prefill slower
     # than the fit can tell from decoding (the cause is not measured separately).
     "vllm": EngineConfig(max_batch=1024, max_batched_tokens=8192, chunked_prefill=True, reserve_full_kv=False,
                          prefix_caching=True, small_gpu_batch=256, small_gpu_batched_tokens=2048,
@@ -228,7 +228,7 @@ ENGINE_PRESETS: dict[str, EngineConfig] = {
     # sgl-project/sglang at 469c63e, python/sglang/srt/server_args.py and model_runner.py.
     "sglang": EngineConfig(max_batch=2048, max_batched_tokens=8192, chunked_prefill=True, reserve_full_kv=False,
                            prefix_caching=True, large_gpu_batched_tokens=16384, ttft_prompt_slope=-0.179,
-                           moe_ttft_prompt_slope=-0.039, moe_compute_prior=1.99, moe_request_ms_prior=17.8,
+                           moe_ttft_prompt_slope=-0.035, moe_compute_prior=1.99, moe_request_ms_prior=8.3,
                            window_cache=0.8, budget_per_rank=False),
 }
 LARGE_GPU_GB = 160 * 1024 * 2**20 / 1e9  # SGLang's tier for a larger chunked prefill (gpu_mem >= 160 * 1024 MiB)

@@ -191,12 +191,12 @@ def validate(
 
 def prompt_slopes(tables: Sequence[Table]) -> dict[str, dict[str, float]]:
     """Per engine and model kind (``vllm`` for dense models, ``vllm/moe``), the median and quartiles of the TTFT
-    correction's prompt-length slope over the setups whose tables have more than one prompt length: the slope an
-    engine preset gives a calibration that cannot fit its own (``EngineConfig.prompt_slope``). NIM's TensorRT-LLM
-    build (``engine.NIM_ENGINE``) has its own."""
+    correction's prompt-length slope over the setups whose prompt lengths vary (``calibrate.prompts_vary``): the
+    slope an engine preset gives a calibration that cannot fit its own (``EngineConfig.prompt_slope``). NIM's
+    TensorRT-LLM build (``engine.NIM_ENGINE``) has its own."""
     slopes: dict[str, list[float]] = defaultdict(list)
     for group, members in group_tables(tables).items():
-        if len({t.shape[0] for t in members}) > 1:
+        if prompts_vary([o for table in members for o in table.observations]):
             correction = fit_tables(members).ttft_correction
             nim = members[0].setup.engine == NIM_ENGINE
             moe = "/moe" if members[0].setup.shape.num_experts else ""

@@ -493,6 +493,30 @@ def test_a_moe_fit_of_one_prompt_length_keeps_its_engines_request_latency() -> N
     assert one[COMPUTE] > both[COMPUTE] / 2
 
 
+def test_prompt_lengths_two_percent_apart_cannot_tell_a_requests_latency_from_its_prefill() -> None:
+    """DeepSeek-R1's 2025 sweep under SGLang 0.4.2 on 8x MI300X has tables of 3,200- and 3,275-token prompts. Taken
+    as prompt lengths that vary, its fit put 1.0 s on every request and a TTFT slope of -0.97 on the prompt; lengths
+    that span less than ``PROMPT_SPAN`` count as one, so the request latency stays near SGLang's prior and the slope
+    is the preset's. Asked for DeepSeek-R1 on 8x MI300X under SGLang, 4 users' TTFT came out 2.2 s for 1,024-token
+    prompts and 1.1 s for 8,192-token ones."""
+    from infercost.performance.calibrate import PROMPT, prompts_vary
+    from infercost.performance.engine import REQUEST
+    from infercost.performance.predict import Load, predict_roofline
+    from infercost.performance.profiles import held_out_profiles, validation_tables
+    from infercost.performance.validation import fit_tables, group_tables
+
+    assert not prompts_vary([Observation(4, n, 800, 1.0, 100.0, 10.0) for n in (3200, 3275)])
+    assert prompts_vary([Observation(4, n, 800, 1.0, 100.0, 10.0) for n in (1024, 8192)])
+    groups = group_tables(validation_tables([p for p in held_out_profiles() if p.closed_loop]))
+    calibration = fit_tables(groups["deepseek-r1", "sglang 0.4.2.post4", "MI300X", "8", "fp8"])
+    sglang = ENGINE_PRESETS["sglang"]
+    assert calibration.coefficients[REQUEST] < 3 * sglang.moe_request_ms_prior
+    assert calibration.ttft_correction[PROMPT] == pytest.approx(sglang.prompt_slope(moe=True))
+    ttft = {n: predict_roofline("deepseek-r1", "MI300X", 8, "fp8", n, 1024, Load(concurrencies=(4,)),
+                                engine="sglang").points[0].mean_ttft_ms for n in (1024, 8192)}  # fmt: skip
+    assert ttft[8192] > 2 * ttft[1024]
+
+
 def test_each_engines_moe_compute_and_request_priors_are_its_setups_median_fit() -> None:
     """``EngineConfig.moe_compute_prior`` and ``moe_request_ms_prior`` are what ``validation.moe_coefficients``
     measured per engine in the stored harness run (rerun ``python -m bench.held_out_accuracy --write`` and update
@@ -510,7 +534,7 @@ def test_each_engines_moe_compute_and_request_priors_are_its_setups_median_fit()
         assert preset.moe_request_ms_prior == pytest.approx(stored[f"request_ms_{engine}"], rel=0.05, abs=0.1), engine
     setup = engine_setup(find_profile("published:aic-sglang-0.5.10.post1-deepseek-v3-4xb300-fp4-tp4-dp1-ep4-"
                                       "1024in-1024out"))
-    assert prior_for(setup)[[COMPUTE, REQUEST]] == pytest.approx([1.99, 17.8])
+    assert prior_for(setup)[[COMPUTE, REQUEST]] == pytest.approx([1.99, 8.3])
     nim = prior_for(replace(setup, engine=NIM_ENGINE))
     assert nim[[COMPUTE, REQUEST]] == pytest.approx(MOE_PRIOR[[COMPUTE, REQUEST]])
 
