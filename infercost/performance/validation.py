@@ -365,10 +365,17 @@ def engine_transfer(tables: Sequence[Table], errors_for: Callable[[str], Errors]
                 _score(errors_for(engine), (transfer,), table.setup, calibration, table)
 
 
+def _split_engine(label: str) -> tuple[str, str]:
+    """A setup key's engine label (``sglang 0.5.9``) as its engine and release, '' where its source left the release
+    unnamed (``profiles.unnamed_release``)."""
+    name, _, release = label.partition(" ")
+    return name, "" if release.startswith(UNNAMED_RELEASE) else release
+
+
 def _engine_release(group: tuple[str, ...]) -> tuple[str, str]:
     """A setup's engine (its preset's key) and release ('' where the table does not name it)."""
-    name, _, release = group[1].partition(" ")
-    return engine_preset(name)[0], "" if release.startswith(UNNAMED_RELEASE) else release
+    name, release = _split_engine(group[1])
+    return engine_preset(name)[0], release
 
 
 def _same_weights_and_gpus(source: Table, target: Table) -> bool:
@@ -614,8 +621,8 @@ def _bare_engine(family: tuple[str, ...]) -> tuple[str, ...]:
     """A closed-loop table's family with a release its source left unnamed (``profiles.unnamed_release``) as the
     engine alone, as an offline table's family names its engine: the release-agnostic calibrations the offline
     ratios are predicted from (NIM's tables of no stated release)."""
-    name, _, release = family[1].partition(" ")
-    return (family[0], name, *family[2:]) if release.startswith(UNNAMED_RELEASE) else family
+    name, release = _split_engine(family[1])
+    return family if release else (family[0], name, *family[2:])
 
 
 def _reference_table(offline: Sequence[OfflineTable], target: OfflineTable, reference_gpu: str) -> OfflineTable | None:
