@@ -9,7 +9,7 @@ import pytest
 
 from infercost import batch
 from tests.batch.conftest import read_outputs
-from tests.support.engines import TINY_GGUF_EOS_ID, infercost_server, llama_cpp_server
+from tests.support.engines import TINY_GGUF_TEXT_ONLY, infercost_server, llama_cpp_server
 
 RECORDS = 12
 MAX_TOKENS = 5
@@ -54,8 +54,8 @@ def test_a_batch_job_against_infercost_serve(tmp_path):
 
 @pytest.mark.slow
 def test_a_batch_job_against_llama_cpp_server(tmp_path):
-    eos_banned = {"logit_bias": {str(TINY_GGUF_EOS_ID): -100}}
     with llama_cpp_server(tmp_path, "--interrupt_requests", "False") as url:
         # llama-cpp-python's server sends no usage in a stream: output tokens are counted from the chunks
-        ok = check(run(write_requests(tmp_path / "in.jsonl", eos_banned), url, "tiny", tmp_path / "out"), usage=False)
+        ok = check(run(write_requests(tmp_path / "in.jsonl", TINY_GGUF_TEXT_ONLY), url, "tiny", tmp_path / "out"),
+                   usage=False)
     assert ok[0]["response"]["body"]["object"] == "text_completion"

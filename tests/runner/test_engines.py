@@ -11,7 +11,7 @@ import pytest
 from infercost import store
 from infercost.runner.backends import BackendOptions
 from infercost.runner.sweep import SweepConfig, run_summary, run_sweep
-from tests.support.engines import TINY_GGUF_EOS_ID, infercost_server, llama_cpp_server
+from tests.support.engines import TINY_GGUF_TEXT_ONLY, infercost_server, llama_cpp_server
 
 
 def sweep(tmp_path: Path, backend: str, options: BackendOptions, levels: list[float]) -> dict:
@@ -40,10 +40,9 @@ def test_openai_backend_against_infercost_serve(tmp_path: Path, api: str) -> Non
 @pytest.mark.slow
 @pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python[server] not installed")
 def test_openai_backend_against_llama_cpp_server(tmp_path: Path) -> None:
-    # llama.cpp's server ignores min_tokens/ignore_eos: banning EOS with logit_bias forces the length instead.
-    # By default it cuts a running stream off when the next request arrives; queue them instead.
-    options = BackendOptions(model="tiny", base_url="", force_output=False,
-                             extra_body={"logit_bias": {str(TINY_GGUF_EOS_ID): -100}})
+    # llama.cpp's server ignores min_tokens/ignore_eos: banning the specials with logit_bias forces the length
+    # instead. By default it cuts a running stream off when the next request arrives; queue them instead.
+    options = BackendOptions(model="tiny", base_url="", force_output=False, extra_body=TINY_GGUF_TEXT_ONLY)
     with llama_cpp_server(tmp_path, "--interrupt_requests", "False") as url:
         options.base_url = url
         summary = sweep(tmp_path, "openai", options, [1, 2])

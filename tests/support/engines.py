@@ -6,7 +6,7 @@
         ...
 
 Forcing output length is the client's job. infercost's server takes ``ignore_eos`` / ``min_tokens``; llama.cpp's
-does not, so a client bans EOS there with ``logit_bias``: ``{"logit_bias": {str(TINY_GGUF_EOS_ID): -100}}``.
+does not, so a client bans the specials there with ``logit_bias`` (``TINY_GGUF_TEXT_ONLY``).
 """
 
 from __future__ import annotations
@@ -30,6 +30,10 @@ READY_TIMEOUT_S = 120.0
 # The tiny GGUF's vocabulary: three specials, then single characters and whole words, never byte pieces (with byte
 # pieces llama.cpp can count more completion tokens than max_tokens). Prompts should be ASCII.
 TINY_GGUF_UNK_ID, TINY_GGUF_BOS_ID, TINY_GGUF_EOS_ID = 0, 1, 2
+# A request body's part that makes every sampled token a text one: EOS ends the answer early, and an <unk> or <s>
+# streams no text, so a client counting tokens from the streamed text comes up one short (4 of 150 five-token
+# completions with EOS alone banned, none with all three).
+TINY_GGUF_TEXT_ONLY = {"logit_bias": {str(i): -100 for i in (TINY_GGUF_UNK_ID, TINY_GGUF_BOS_ID, TINY_GGUF_EOS_ID)}}
 _SPECIALS = ["<unk>", "<s>", "</s>"]
 _CHARS = list("\u2581abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.,!?;:'\"-()[]/")
 _WORDS = [f"\u2581{a}{b}" for a in "abcdefghijklmnop" for b in "aeiouyrs"]  # 128 whole-word pieces
