@@ -42,7 +42,14 @@ import numpy as np
 from bench.prediction_accuracy import ENGINE_MODEL_DOC, replace_between
 from infercost.performance.calibrate import predict_concurrency
 from infercost.performance.profiles import held_out_profiles, validation_tables
-from infercost.performance.validation import TRANSFERS, Table, fit_tables, group_tables, shape_sources
+from infercost.performance.validation import (
+    TRANSFERS,
+    SourceCalibrations,
+    Table,
+    fit_tables,
+    group_tables,
+    shape_sources,
+)
 
 PUBLISHED = Path(__file__).resolve().parents[1] / "infercost" / "performance" / "data" / "published"
 PREDICTIONS = PUBLISHED / "aic-predictions-aiconfigurator-0.12.0.csv"
@@ -74,6 +81,7 @@ def engine_predictions(tables: list[Table], wanted: set[str], transfers: Iterabl
     only the tables holding a wanted point are scored."""
     ids = point_ids(tables)
     groups = group_tables(tables)
+    calibrations = SourceCalibrations(groups)
     targets = {t.id for t in tables if any(ids.get((t.id, o.concurrency)) in wanted for o in t.observations)}
 
     def score(transfer: str, setup, calibration, table: Table):
@@ -91,22 +99,20 @@ def engine_predictions(tables: list[Table], wanted: set[str], transfers: Iterabl
             if held.id not in targets:
                 continue
             if "shape" in transfers:
-                yield from score("shape", held.setup, fit_tables(others), held)
+                yield from score("shape", held.setup, fit_tables(others, scalings=calibrations.scalings), held)
             if "one_shape" in transfers:
-                yield from score("one_shape", held.setup, fit_tables([first]), held)
+                yield from score("one_shape", held.setup, fit_tables([first], scalings=calibrations.scalings), held)
     if "gpu" in transfers:
-        calibrations = {}
         for target_group, members in groups.items():
             if not any(t.id in targets for t in members):
                 continue
             for source_group, sources in groups.items():
                 if source_group == target_group or sources[0].family != members[0].family:
                     continue
-                if source_group not in calibrations:
-                    calibrations[source_group] = fit_tables(sources)
+                calibration = calibrations(source_group, target_group)
                 for table in members:  # on its own GPUs and layout, as validation._gpu_transfer scores it
                     if table.id in targets:
-                        yield from score("gpu", table.setup, calibrations[source_group], table)
+                        yield from score("gpu", table.setup, calibration, table)
 
 
 def stats(errors: list[float]) -> dict[str, float]:

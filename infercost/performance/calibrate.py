@@ -411,6 +411,18 @@ def prompts_vary(observations: Sequence[Observation]) -> bool:
     return max(lengths) >= PROMPT_SPAN * min(lengths)
 
 
+def with_prompt_scaling(setup: Setup, measured: tuple[float, float] | None) -> Setup:
+    """The setup with a MoE model's own TTFT growth with the prompt under its engine, where one was measured on its
+    other setups whose prompt lengths vary (``validation.prompt_scaling``: a request's fixed latency and the TTFT
+    correction's prompt slope) in place of the engine's over every model: what a fit on one prompt length takes and
+    cannot tell for itself (``MEASURED_UNITS``, ``_ttft_correction``)."""
+    if measured is None:
+        return setup
+    request_ms, prompt_slope = measured
+    return replace(setup, engine=replace(setup.engine, moe_request_ms_prior=request_ms,
+                                         moe_ttft_prompt_slope=prompt_slope))  # fmt: skip
+
+
 def _solve(traces: Sequence[Trace], observations: Sequence[Observation], priors: NDArray, floor: NDArray,
            measured_units: bool = False) -> tuple[NDArray, float]:  # fmt: skip
     """Non-negative least squares on relative errors, with the priors as weak extra rows: each relative to its own

@@ -41,6 +41,7 @@ from infercost.performance.calibrate import (
     predict_offline,
     predict_rate,
     unmeasured_prior,
+    with_prompt_scaling,
 )
 from infercost.performance.engine import (
     ENGINE_PRESETS,
@@ -75,11 +76,24 @@ from infercost.performance.profiles import (
     weights_dtype,
 )
 from infercost.performance.roofline import ModelShape, dtype_bytes, model_shape
-from infercost.performance.validation import MISFIT, Table, fit_error, fit_tables, group_tables, source_rank
+from infercost.performance.validation import (
+    MISFIT,
+    Scalings,
+    SourceCalibrations,
+    Table,
+    fit_error,
+    fit_tables,
+    group_tables,
+    model_engine,
+    points_of,
+    prompt_scaling,
+    prompt_scalings,
+    source_rank,
+)
 from infercost.pricing import GpuSpec, gpu_spec
 
 DEFAULT_CONCURRENCIES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
-ENGINE_MODEL_VERSION = 19  # bump when the simulation or the fit changes, so stored calibrations are refitted
+ENGINE_MODEL_VERSION = 20  # bump when the simulation or the fit changes, so stored calibrations are refitted
 ROOFLINE_SOURCE = re.compile(r"^roofline:(?P<model>[^@]+)@(?P<gpus>\d+)x(?P<gpu>[^:]+)(?::(?P<dtype>[\w.]+))?$")
 
 
@@ -297,9 +311,12 @@ def _check_shape(input_len: int, output_len: int) -> None:
             raise InputError(name, f"must be a whole number of tokens from 1 to 2,000,000, got {value!r}")
 
 
-def group_fingerprint(tables: Sequence[Table]) -> str:
-    """What a stored calibration was fitted to: the setup and every observation (and the engine model's version)."""
-    text = repr((ENGINE_MODEL_VERSION, tables[0].setup, [t.observations for t in tables]))
+def group_fingerprint(tables: Sequence[Table], scalings: Scalings | None = None) -> str:
+    """What a stored calibration was fitted to: the setup and every observation (and the engine model's version),
+    and the prompt scaling it took from its model's other setups (``validation.prompt_scaling``), if any."""
+    measured = prompt_scaling(model_engine(tables[0]), points_of(tables), scalings or {}, {tables[0].group})
+    text = repr((ENGINE_MODEL_VERSION, tables[0].setup, [t.observations for t in tables],
+                 *([tuple(round(value, 9) for value in measured)] if measured else [])))  # fmt: skip
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -316,16 +333,19 @@ def _calibrated_bundled(profile_id: str) -> Calibration:
     return _stored_or_fitted(stored_calibrations(), members)
 
 
-def _stored_or_fitted(calibrations: dict[str, Any], members: Sequence[Table]) -> Calibration:
+def _stored_or_fitted(calibrations: dict[str, Any], members: Sequence[Table],
+                      scalings: Scalings | None = None) -> Calibration:  # fmt: skip
     """A setup's calibration as stored, where it is current (``_stored``), else fitted (seconds)."""
-    stored = _stored(calibrations, members)
-    return Calibration.from_json(stored["calibration"]) if stored else fit_tables(members)
+    stored = _stored(calibrations, members, scalings)
+    return Calibration.from_json(stored["calibration"]) if stored else fit_tables(members, scalings=scalings)
 
 
-def _stored(calibrations: dict[str, Any], members: Sequence[Table]) -> dict[str, Any] | None:
-    """A setup's stored entry where it was fitted to these very tables by this engine model, else None."""
+def _stored(calibrations: dict[str, Any], members: Sequence[Table],
+            scalings: Scalings | None = None) -> dict[str, Any] | None:  # fmt: skip
+    """A setup's stored entry where it was fitted to these very tables (and prompt scaling) by this engine model,
+    else None."""
     stored = calibrations.get(group_key(members[0]))
-    return stored if stored and stored.get("fingerprint") == group_fingerprint(members) else None
+    return stored if stored and stored.get("fingerprint") == group_fingerprint(members, scalings) else None
 
 
 def calibrate_bundled_groups() -> dict[str, dict[str, object]]:
@@ -339,14 +359,23 @@ def calibrate_held_out_groups(progress: Callable[[str], None] | None = None) -> 
     """Every held-out setup's calibration and whether it misses its own tables, as
     ``bench.held_out_accuracy --write-calibrations`` stores them."""
     out: dict[str, dict[str, object]] = {}
-    for members in group_tables(t.table for t in held_out_tables().values()).values():
+    calibrations = SourceCalibrations(group_tables(t.table for t in held_out_tables().values()))
+    for group, members in calibrations.groups.items():
         if progress:
             progress(group_key(members[0]))
-        calibration = fit_tables(members)
-        out[group_key(members[0])] = {"fingerprint": group_fingerprint(members), "tables": [t.id for t in members],
-                                      "calibration": calibration.to_json(),
+        calibration = calibrations(group, None)
+        out[group_key(members[0])] = {"fingerprint": group_fingerprint(members, calibrations.scalings),
+                                      "tables": [t.id for t in members], "calibration": calibration.to_json(),
                                       "misfit": bool(fit_error(calibration, members) > MISFIT)}  # fmt: skip
     return out
+
+
+@cache
+def held_out_scalings() -> Scalings:
+    """The prompt scaling of every held-out MoE setup whose prompt lengths vary (``validation.prompt_scalings``),
+    from its stored calibration: what a setup of one prompt length takes from its model's others."""
+    return prompt_scalings(group_tables(t.table for t in held_out_tables().values()),
+                           calibrate=lambda members: _stored_or_fitted(stored_held_out_calibrations(), members))
 
 
 def calibrate_profile(profile: ThroughputProfile) -> tuple[Setup, Calibration, str, dict[str, dict[str, float]]]:
@@ -359,15 +388,22 @@ def calibrate_profile(profile: ThroughputProfile) -> tuple[Setup, Calibration, s
         raise InputError("run", f"{profile.id} has no point with a throughput to calibrate on")
     if (held := held_out_tables().get(profile.id)) is not None:
         shared = sum(t.table.group == held.table.group for t in held_out_tables().values()) > 1
-        calibration, transfer = (_calibrated_held_out(profile.id), "shape") if shared else (fit(setup, points),
-                                                                                              "one_shape")
+        calibration, transfer = ((_calibrated_held_out(profile.id), "shape") if shared
+                                 else (_fit_profile(profile, setup, points), "one_shape"))  # fmt: skip
         return setup, calibration, transfer, held_out_error(setup.shape.kind, engine_preset(profile.engine)[0],
                                                             transfer)
     groups = group_tables(validation_tables())  # bundled tables only: a stored run is never among them
     table = next((t for members in groups.values() for t in members if t.id == profile.id), None)
     if table is not None and len(groups[table.group]) > 1:
         return setup, _calibrated_bundled(profile.id), "shape", expected_error("shape")
-    return setup, fit(setup, points), "one_shape", expected_error("one_shape")
+    return setup, _fit_profile(profile, setup, points), "one_shape", expected_error("one_shape")
+
+
+def _fit_profile(profile: ThroughputProfile, setup: Setup, points: Sequence[Observation]) -> Calibration:
+    """One profile's own calibration; at one prompt length, with its model's prompt scaling under its engine as the
+    held-out setups measured it (``validation.prompt_scaling``)."""
+    key = (shape_twin(profile.model), engine_preset(profile.engine)[0])
+    return fit(with_prompt_scaling(setup, prompt_scaling(key, points, held_out_scalings())), points)
 
 
 def predict_profile(profile: ThroughputProfile, input_len: int, output_len: int,
@@ -456,7 +492,7 @@ def _misfit(profile_id: str) -> bool:
     if profile_id not in held_out_tables():
         return False
     members = _held_out_setup(profile_id)
-    stored = _stored(stored_held_out_calibrations(), members)
+    stored = _stored(stored_held_out_calibrations(), members, held_out_scalings())
     return stored["misfit"] if stored else fit_error(_calibrated_held_out(profile_id), members) > MISFIT
 
 
@@ -509,7 +545,7 @@ def held_out_tables() -> dict[str, HeldOutTable]:
 @cache
 def _calibrated_held_out(profile_id: str) -> Calibration:
     """A held-out table's setup fitted on every held-out table of that setup (stored, where it is current)."""
-    return _stored_or_fitted(stored_held_out_calibrations(), _held_out_setup(profile_id))
+    return _stored_or_fitted(stored_held_out_calibrations(), _held_out_setup(profile_id), held_out_scalings())
 
 
 def _held_out_setup(profile_id: str) -> list[Table]:

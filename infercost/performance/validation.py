@@ -6,6 +6,8 @@ The transfers a person makes when sizing a workload:
   shapes, each shape held out in turn with its repeat runs (leave one shape out: a repeat of the same sweep, often
   identical point for point in AIConfigurator's sample, would make the transfer a lookup).
 - ``one_shape``: the same, from a single table of the setup (a person's one sweep), the first one by shape.
+  Calibrated on one prompt length, a MoE setup takes its model's prompt scaling from the model's other setups
+  (``prompt_scaling``), never from the setup being predicted (nor, moved to another setup, from that one).
 - ``gpu``: a table predicted from every table of the same model and dtype on *other* hardware (GPU type or count)
   or layout, the fitted coefficients moved to this table's GPUs and simulated in its layout (as ``predict_roofline``
   simulates the layout asked for): every pair, the far ones too (64 GB200s to 4 B200s).
@@ -31,7 +33,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -50,6 +52,7 @@ from infercost.performance.calibrate import (
     predict_offline,
     prompts_vary,
     unmeasured_prior,
+    with_prompt_scaling,
 )
 from infercost.performance.engine import COMPUTE, FEATURES, NIM_ENGINE, REQUEST, WEIGHTS, engine_preset
 from infercost.performance.models import find_bundled
@@ -145,10 +148,78 @@ def _score(errors: Errors, transfers: Sequence[str], setup: Setup, calibration: 
                 errors.add(transfer, metric, getattr(predicted, metric), getattr(obs, metric), table.group)
 
 
-def fit_tables(tables: Sequence[Table], priors: NDArray | None = None) -> Calibration:
+def fit_tables(tables: Sequence[Table], priors: NDArray | None = None, scalings: Scalings | None = None,
+               leave_out: Collection[tuple[str, ...]] = ()) -> Calibration:  # fmt: skip
     """One setup's calibration on every point of the given tables (all of them of that setup), towards its own
-    priors unless given."""
-    return fit(tables[0].setup, [o for table in tables for o in table.observations], priors=priors)
+    priors unless given; where its points have one prompt length, with its model's TTFT growth with the prompt as
+    its other setups measured it (``prompt_scaling``, of the ``scalings`` given, but for the setups left out)."""
+    points = points_of(tables)
+    measured = prompt_scaling(model_engine(tables[0]), points, scalings or {}, {tables[0].group, *leave_out})
+    return fit(with_prompt_scaling(tables[0].setup, measured), points, priors=priors)
+
+
+def points_of(tables: Iterable[Table]) -> list[Observation]:
+    return [o for table in tables for o in table.observations]
+
+
+# A MoE model's TTFT growth with its prompt under one engine differs by model more than the engine's median over
+# every model says (``EngineConfig.moe_ttft_prompt_slope``, ``moe_request_ms_prior``): at 4 users, SGLang's
+# 8,192-token TTFT is 1.2-2.6x its 1,024-token one for Qwen3.5-397B (19 setups), 2.0-5.1x for GLM-5 (9), whose
+# sparse-attention prefill the simulation makes cheaper than it runs. A setup measured at one prompt length cannot
+# tell (see ``calibrate.MEASURED_UNITS``), and takes it from the model's other setups under its engine whose prompt
+# lengths vary, where there are at least this many: the median of their fits' request latency and TTFT prompt
+# slope (``prompt_scaling``). Held-out MoE shape transfer, mean TTFT median / p90: SGLang 26.8% / 82.9% -> 25.1% /
+# 75.9%, TensorRT-LLM 20.1% / 49.6% -> 17.6% / 49.5%, vLLM 20.5% / 53.7% -> 19.8% / 51.7%; from one table SGLang
+# 25.6% -> 22.5%. Dense models keep their engine's: by model family it moved their TTFT the wrong way.
+PROMPT_SCALING_SETUPS = 2
+
+
+@dataclass(frozen=True)
+class PromptScaling:
+    """How one MoE setup's TTFT grows with its prompt, fitted on its points of several prompt lengths: each
+    request's fixed latency and its TTFT correction's prompt slope."""
+
+    group: tuple[str, ...]
+    request_ms: float
+    prompt_slope: float
+
+
+Scalings = dict[tuple[str, str], list[PromptScaling]]  # by model (its shape twin) and engine preset: ``model_engine``
+
+
+def model_engine(table: Table) -> tuple[str, str]:
+    """A table's model (its shape twin) and engine preset: whose setups share a prompt scaling."""
+    return table.family[0], _engine_release(table.group)[0]
+
+
+def prompt_scalings(groups: Mapping[tuple[str, ...], Sequence[Table]],
+                    calibrate: Callable[[Sequence[Table]], Calibration] = fit_tables) -> Scalings:  # fmt: skip
+    """The prompt scaling of each MoE setup whose prompt lengths vary (``calibrate`` fits it on all its tables), by
+    model and engine."""
+    found: Scalings = defaultdict(list)
+    for group, members in groups.items():
+        if members[0].setup.shape.num_experts and prompts_vary(points_of(members)):
+            calibration = calibrate(members)
+            correction = calibration.ttft_correction
+            found[model_engine(members[0])].append(PromptScaling(
+                group, float(calibration.coefficients[REQUEST]), float(correction[PROMPT]) if correction is not None
+                else 0.0))  # fmt: skip
+    return dict(found)
+
+
+def prompt_scaling(key: tuple[str, str], points: Sequence[Observation], scalings: Scalings,
+                   leave_out: Collection[tuple[str, ...]] = ()) -> tuple[float, float] | None:  # fmt: skip
+    """What a setup of a model and engine (``key``: ``model_engine``) measured at ``points`` takes for its request
+    latency and TTFT prompt slope: the medians over the model's setups in ``scalings`` but those left out. None
+    where the points' own prompt lengths vary (they tell for themselves) or fewer than ``PROMPT_SCALING_SETUPS``
+    remain."""
+    if prompts_vary(points):
+        return None
+    found = [each for each in scalings.get(key, ()) if each.group not in leave_out]
+    if len(found) < PROMPT_SCALING_SETUPS:
+        return None
+    return (float(np.median([each.request_ms for each in found])),
+            float(np.median([each.prompt_slope for each in found])))  # fmt: skip
 
 
 def group_tables(tables: Iterable[Table]) -> dict[tuple[str, ...], list[Table]]:
@@ -175,17 +246,18 @@ def validate(
     """Errors of every transfer over the tables, and the cross-GPU best-throughput ratio errors."""
     errors, ratios = Errors(), []
     groups = group_tables(tables)
+    calibrations = SourceCalibrations(groups)
     transfers = set(transfers)
     for group, members in groups.items():
         if progress:
             progress(" ".join(map(str, group)))
         for held, others, first in shape_sources(members):
             if "shape" in transfers:
-                _score(errors, ("shape",), held.setup, fit_tables(others), held)
+                _score(errors, ("shape",), held.setup, fit_tables(others, scalings=calibrations.scalings), held)
             if "one_shape" in transfers:
-                _score(errors, ("one_shape",), held.setup, fit_tables([first]), held)
+                _score(errors, ("one_shape",), held.setup, fit_tables([first], scalings=calibrations.scalings), held)
     if transfers & {"gpu", "nearest", "any_release"}:
-        ratios = _gpu_transfer(groups, errors, transfers, progress)
+        ratios = _gpu_transfer(calibrations, errors, transfers, progress)
     return errors, ratios
 
 
@@ -196,7 +268,7 @@ def prompt_slopes(tables: Sequence[Table]) -> dict[str, dict[str, float]]:
     TensorRT-LLM build (``engine.NIM_ENGINE``) has its own."""
     slopes: dict[str, list[float]] = defaultdict(list)
     for group, members in group_tables(tables).items():
-        if prompts_vary([o for table in members for o in table.observations]):
+        if prompts_vary(points_of(members)):
             correction = fit_tables(members).ttft_correction
             nim = members[0].setup.engine == NIM_ENGINE
             moe = "/moe" if members[0].setup.shape.num_experts else ""
@@ -231,7 +303,7 @@ def identifying_fits(tables: Sequence[Table], moe: bool) -> list[IdentifyingFit]
     the weakly identified ones crept on from run to run (compute 2.2, 2.4, 2.6, 2.9, 3.1 x its roofline)."""
     fits = []
     for group, members in group_tables(tables).items():
-        points = [o for table in members for o in table.observations]
+        points = points_of(members)
         levels = sorted({o.concurrency for o in points})
         if (bool(members[0].setup.shape.num_experts) == moe and len(levels) >= IDENTIFYING_LEVELS
                 and levels[-1] >= IDENTIFYING_SPAN * levels[0]):
@@ -343,7 +415,7 @@ def engine_transfer(tables: Sequence[Table], errors_for: Callable[[str], Errors]
     count and layout; another release of the same engine (both named: an unnamed release may be the same) or
     another engine, whose calibration is then scheduled by the target's engine preset."""
     groups = group_tables(tables)
-    calibrations: dict[tuple[str, ...], Calibration] = {}
+    calibrations = SourceCalibrations(groups)
     for target_group, targets in groups.items():
         engine, release = _engine_release(target_group)
         for source_group, sources in groups.items():
@@ -356,9 +428,7 @@ def engine_transfer(tables: Sequence[Table], errors_for: Callable[[str], Errors]
                 transfer = "engine_version"
             else:
                 continue
-            if source_group not in calibrations:
-                calibrations[source_group] = fit_tables(sources)
-            calibration = calibrations[source_group]
+            calibration = calibrations(source_group, target_group)
             if transfer == "engine":
                 calibration = calibration.under_another_engine()
             for table in targets:
@@ -434,20 +504,54 @@ def placement(table: Table) -> Placement:
     return table.group[2], int(table.group[3]), tuple(table.group[5:])
 
 
-def _gpu_transfer(groups: dict[tuple[str, ...], list[Table]], errors: Errors, transfers: set[str],
+class SourceCalibrations:
+    """Each setup fitted on all its tables, as the source of another setup's predictions (``calibrations(source,
+    target)``): one of a single prompt length takes its model's prompt scaling from the model's other setups
+    (``prompt_scaling``) but the target's, so that no table is predicted by a fit that saw it."""
+
+    def __init__(self, groups: Mapping[tuple[str, ...], Sequence[Table]]) -> None:
+        self.groups: Mapping[tuple[str, ...], Sequence[Table]] = groups
+        self.fitted: dict[tuple[tuple[str, ...], tuple[str, ...] | None], Calibration] = {}
+        self.misfits: dict[tuple[tuple[str, ...], tuple[str, ...] | None], bool] = {}
+        self.scalings: Scalings = {}  # a setup of several prompt lengths is fitted without: its own fit, kept
+        self.scalings = prompt_scalings(groups, calibrate=lambda members: self(members[0].group, None))
+
+    def _key(self, source: tuple[str, ...], target: tuple[str, ...] | None
+             ) -> tuple[tuple[str, ...], tuple[str, ...] | None]:  # fmt: skip
+        """The fit a source needs: its own where the target's setup is not among those it takes a scaling from."""
+        members = self.groups[source]
+        taken = not prompts_vary(points_of(members)) and any(
+            each.group == target for each in self.scalings.get(model_engine(members[0]), ()))  # fmt: skip
+        return source, target if taken else None
+
+    def __call__(self, source: tuple[str, ...], target: tuple[str, ...] | None) -> Calibration:
+        key = self._key(source, target)
+        if key not in self.fitted:
+            self.fitted[key] = fit_tables(self.groups[source], scalings=self.scalings, leave_out={key[1]})
+        return self.fitted[key]
+
+    def misfit(self, source: tuple[str, ...], target: tuple[str, ...]) -> bool:
+        """Whether the source's calibration misses its own tables (``MISFIT``)."""
+        key = self._key(source, target)
+        if key not in self.misfits:
+            self.misfits[key] = fit_error(self(source, target), self.groups[source]) > MISFIT
+        return self.misfits[key]
+
+
+def _gpu_transfer(calibrations: SourceCalibrations, errors: Errors, transfers: set[str],
                   progress: Callable[[str], None] | None) -> list[float]:  # fmt: skip
     """Fit each setup on all its tables, carry it to every other setup of its family (``gpu``), from the nearest of
     them (``nearest``) and from the nearest of the same weights under any release of the engine (``any_release``),
     and score."""
-    calibrations = {group: fit_tables(members) for group, members in groups.items()}
-    misfit = ({group: fit_error(calibrations[group], members) > MISFIT for group, members in groups.items()}
-              if transfers & {"nearest", "any_release"} else dict.fromkeys(groups, False))  # fmt: skip
+    groups = calibrations.groups
+    ranked = bool(transfers & {"nearest", "any_release"})
     ratios = []
     for target_group, targets in groups.items():
         def rank(group: tuple[str, ...], target: Table = targets[0]) -> tuple[object, ...]:
-            observed = [o for table in groups[group] for o in table.observations]
+            observed = points_of(groups[group])
             own = group[0] == target.group[0]  # its own model's tables before its shape twin's (predict._reference)
-            return (not own, *source_rank(placement(groups[group][0]), placement(target), observed, misfit[group]))
+            misfit = ranked and calibrations.misfit(group, target.group)
+            return (not own, *source_rank(placement(groups[group][0]), placement(target), observed, misfit))
 
         releases = [g for g in groups if g != target_group and _same_weights(groups[g][0], targets[0])]
         family = [g for g in releases if groups[g][0].family == targets[0].family]
@@ -464,11 +568,12 @@ def _gpu_transfer(groups: dict[tuple[str, ...], list[Table]], errors: Errors, tr
                 continue
             if progress:
                 progress(f"{' '.join(map(str, source_group))} -> {' '.join(map(str, target_group))}")
+            calibration = calibrations(source_group, target_group)
             for table in targets:  # simulated on its own GPUs and layout, as a roofline setup is
-                _score(errors, scored, table.setup, calibrations[source_group], table)
+                _score(errors, scored, table.setup, calibration, table)
                 source_table = next((t for t in sources if t.shape == table.shape), None)
                 if "gpu" in scored and source_table is not None:
-                    ratios.append(_ratio_error(calibrations[source_group], table, source_table))
+                    ratios.append(_ratio_error(calibration, table, source_table))
     return ratios
 
 

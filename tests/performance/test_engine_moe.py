@@ -852,3 +852,68 @@ def test_a_model_is_calibrated_on_the_tables_of_another_of_the_same_shapes() -> 
     own = predict_roofline("deepseek-v3", "H200", 8, "fp8", 1024, 1024, Load([4]), engine="sglang")
     assert "deepseek-v3-4xb300" in own.notes[0] or "deepseek-v3-8xb300" in own.notes[0]
     assert not any("measured in deepseek-v3's place" in note for note in own.notes)
+
+
+def test_a_moe_setup_of_one_prompt_length_takes_its_models_prompt_scaling_from_its_other_setups() -> None:
+    """How a MoE model's TTFT grows with its prompt under one engine is more the model's than the engine's: under
+    SGLang, 8,192-token prompts take 2.0-5.1x the 1,024-token TTFT at 4 users on GLM-5's setups, 1.2-2.6x on
+    Qwen3.5-397B's. Fitted on its 1,024-token table alone, with SGLang's slope over every model, GLM-5 on 8x B300
+    (InferenceX, FP8) predicted 383 ms for 4 users of 8,192-token prompts, where 573 ms was measured. A setup of one
+    prompt length now takes its model's request latency and TTFT prompt slope from the model's other setups under
+    its engine whose prompt lengths vary (``validation.prompt_scaling``)."""
+    from infercost.performance.calibrate import PROMPT
+    from infercost.performance.predict import held_out_scalings, held_out_tables
+    from infercost.performance.validation import (
+        PROMPT_SCALING_SETUPS,
+        fit_tables,
+        group_tables,
+        model_engine,
+        points_of,
+        prompt_scaling,
+    )
+
+    groups = group_tables(t.table for t in held_out_tables().values())
+    group = ("glm-5", "sglang unnamed@inference-sim", "B300", "8", "fp8")
+    short, long = sorted(groups[group], key=lambda t: t.shape)  # 1,024 and 8,192 tokens in, 1,024 out
+    scalings = held_out_scalings()
+    others = [each for each in scalings[model_engine(short)] if each.group != group]
+    assert len(others) >= PROMPT_SCALING_SETUPS
+    own, engines = fit_tables([short], scalings=scalings), fit_tables([short])
+    assert own.ttft_correction[PROMPT] == pytest.approx(np.median([each.prompt_slope for each in others]))
+    assert engines.ttft_correction[PROMPT] == pytest.approx(ENGINE_PRESETS["sglang"].moe_ttft_prompt_slope)
+    point = long.observations[0]
+    assert point.concurrency == 4
+
+    def ttft_ratio(calibration: Calibration) -> float:
+        predicted = predict_concurrency(long.setup, calibration, 4, point.input_len, point.output_len)
+        return predicted.mean_ttft_ms / point.mean_ttft_ms
+
+    assert ttft_ratio(engines) < 0.75 < ttft_ratio(own) < 1.0
+    # points of several prompt lengths tell for themselves; with fewer other setups than PROMPT_SCALING_SETUPS, the
+    # engine's scaling stands
+    assert prompt_scaling(model_engine(short), points_of(groups[group]), scalings) is None
+    few = {model_engine(short): others[:PROMPT_SCALING_SETUPS - 1]}
+    assert prompt_scaling(model_engine(short), short.observations, few) is None
+
+
+def test_a_source_calibration_takes_no_prompt_scaling_from_the_setup_it_predicts() -> None:
+    """A source of one prompt length takes its model's prompt scaling from the model's other setups; predicting one
+    of those, it leaves that one out (``validation.SourceCalibrations``), so no table is predicted by a fit that saw
+    it."""
+    from infercost.performance.calibrate import PROMPT
+    from infercost.performance.predict import held_out_tables
+    from infercost.performance.validation import SourceCalibrations, group_tables, points_of, prompts_vary
+
+    groups = group_tables(t.table for t in held_out_tables().values())
+    deepseek = [g for g in groups if g[0] == "deepseek-r1" and g[1].startswith("sglang")]
+    source = next(g for g in deepseek if not prompts_vary(points_of(groups[g])))
+    varied = [g for g in deepseek if prompts_vary(points_of(groups[g]))][:3]
+    calibrations = SourceCalibrations({g: groups[g] for g in (source, *varied)})
+    slopes = {each.group: each.prompt_slope for each in calibrations.scalings["deepseek-r1", "sglang"]}
+    assert set(slopes) == set(varied)
+    assert calibrations(source, None).ttft_correction[PROMPT] == pytest.approx(np.median(list(slopes.values())))
+    target = varied[0]
+    left = calibrations(source, target).ttft_correction[PROMPT]
+    assert left == pytest.approx(np.median([slope for g, slope in slopes.items() if g != target]))
+    assert left != pytest.approx(calibrations(source, None).ttft_correction[PROMPT])
+    assert calibrations(varied[1], target) is calibrations(varied[1], None)  # its own prompt lengths tell it

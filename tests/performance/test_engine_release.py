@@ -210,17 +210,23 @@ def test_the_stored_held_out_calibrations_are_current_and_what_fitting_gives() -
     Llama-3.1-8B under SGLang on 8x H100 (ten setups). They are stored with a fingerprint of the tables and engine
     model they were fitted to; one that is not current is fitted again (slow, never wrong), and this keeps them
     current: `python -m bench.held_out_accuracy --write-calibrations` after a change to either."""
-    from infercost.performance.calibrate import Calibration
+    from infercost.performance.calibrate import Calibration, prompts_vary
     from infercost.performance.expected_error import stored_held_out_calibrations
-    from infercost.performance.predict import group_fingerprint, group_key, held_out_tables
+    from infercost.performance.predict import group_fingerprint, group_key, held_out_scalings, held_out_tables
+    from infercost.performance.validation import model_engine, points_of, prompt_scaling
 
     setups = group_tables(t.table for t in held_out_tables().values())
     stored = stored_held_out_calibrations()
+    scalings = held_out_scalings()
     stale = [group_key(m[0]) for m in setups.values()
-             if stored.get(group_key(m[0]), {}).get("fingerprint") != group_fingerprint(m)]  # fmt: skip
+             if stored.get(group_key(m[0]), {}).get("fingerprint") != group_fingerprint(m, scalings)]  # fmt: skip
     assert not stale, f"{len(stale)} stale, e.g. {stale[:3]}: run python -m bench.held_out_accuracy " \
                       "--write-calibrations"  # fmt: skip
-    members = setups[next(g for g in setups if g[0] == "qwen3-235b-a22b")]
-    fitted, entry = fit_tables(members), stored[group_key(members[0])]
-    assert Calibration.from_json(entry["calibration"]).coefficients == pytest.approx(fitted.coefficients, rel=1e-3)
-    assert entry["misfit"] == (fit_error(fitted, members) > MISFIT)
+    one_prompt = next(g for g in setups if g[0] == "deepseek-r1" and not prompts_vary(points_of(setups[g])))
+    assert prompt_scaling(model_engine(setups[one_prompt][0]), points_of(setups[one_prompt]), scalings)
+    for group in (next(g for g in setups if g[0] == "qwen3-235b-a22b"), one_prompt):  # the second takes R1's scaling
+        members = setups[group]
+        fitted, entry = fit_tables(members, scalings=scalings), stored[group_key(members[0])]
+        assert Calibration.from_json(entry["calibration"]).coefficients == pytest.approx(fitted.coefficients,
+                                                                                          rel=1e-3)  # fmt: skip
+        assert entry["misfit"] == (fit_error(fitted, members) > MISFIT)
