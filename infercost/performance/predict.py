@@ -32,6 +32,7 @@ from infercost.performance.architecture import DTYPES, normalize_dtype
 from infercost.performance.calibrate import (
     LATENCY_FIGURES,
     PRIOR,
+    PROMPT_SPAN,
     Calibration,
     Observation,
     Prediction,
@@ -40,6 +41,7 @@ from infercost.performance.calibrate import (
     predict_concurrency,
     predict_offline,
     predict_rate,
+    prompts_vary,
     unmeasured_prior,
     with_prompt_scaling,
 )
@@ -78,6 +80,7 @@ from infercost.performance.profiles import (
 from infercost.performance.roofline import ModelShape, dtype_bytes, model_shape
 from infercost.performance.validation import (
     MISFIT,
+    PROMPT_SCALING_SETUPS,
     Scalings,
     SourceCalibrations,
     Table,
@@ -88,6 +91,7 @@ from infercost.performance.validation import (
     points_of,
     prompt_scaling,
     prompt_scalings,
+    scaling_sources,
     source_rank,
 )
 from infercost.pricing import GpuSpec, gpu_spec
@@ -406,6 +410,28 @@ def _fit_profile(profile: ThroughputProfile, setup: Setup, points: Sequence[Obse
     return fit(with_prompt_scaling(setup, prompt_scaling(key, points, held_out_scalings())), points)
 
 
+def prompt_scaling_notes(profile: ThroughputProfile, input_len: int) -> list[str]:
+    """What TTFT at a prompt length rests on where the calibration's points have one prompt length, ``PROMPT_SPAN``
+    or more away from it: a MoE model's growth with the prompt as its other setups under the engine measured it
+    (``validation.prompt_scaling``), or the engine's median over every model's setups."""
+    members = _held_out_setup(profile.id) if profile.id in held_out_tables() else None
+    points = points_of(members) if members else observations(profile)
+    lengths = {o.input_len for o in points}
+    if prompts_vary(points) or any(max(input_len / n, n / input_len) < PROMPT_SPAN for n in lengths):
+        return []
+    engine = engine_preset(profile.engine)[0]
+    moe = bool(engine_setup(profile).shape.num_experts)
+    measured = f"measured at one prompt length ({', '.join(f'{n:,}' for n in sorted(lengths))} tokens)"
+    sources = scaling_sources((shape_twin(profile.model), engine), held_out_scalings(),
+                              {members[0].group} if members else ())  # fmt: skip
+    if moe and len(sources) >= PROMPT_SCALING_SETUPS:
+        bundled = find_bundled(profile.model)
+        return [f"{measured}: how TTFT grows with the prompt is {bundled.name if bundled else profile.model}'s "
+                f"under {engine}, the median of {len(sources)} of its other setups that measured several"]
+    return [f"{measured}: how TTFT grows with the prompt is {engine}'s median over "
+            f"{'MoE' if moe else 'dense'} models' setups that measured several, not this model's own"]  # fmt: skip
+
+
 def predict_profile(profile: ThroughputProfile, input_len: int, output_len: int,
                     load: Load = Load()) -> PredictedProfile:  # fmt: skip
     """The profile's setup at another shape (or its own), at its own concurrencies unless others are asked for."""
@@ -416,7 +442,7 @@ def predict_profile(profile: ThroughputProfile, input_len: int, output_len: int,
              f" at {profile.input_len:,.0f} in / {profile.output_len:,.0f} out"]  # fmt: skip
     if transfer == "shape":
         notes[0] += " and the other tables of the same setup"
-    notes.extend(misfit_notes(profile))
+    notes.extend(misfit_notes(profile) + prompt_scaling_notes(profile, input_len))
     setup = _cached(setup, load, notes)
     return PredictedProfile("fitted", profile.id, profile.model, profile.hardware, profile.gpus_per_replica,
                             setup.dtype, input_len, output_len,
@@ -705,7 +731,7 @@ def predict_roofline(
         notes = [f"engine model calibrated on {reference.id} ({reference.gpus_per_replica}x {reference.hardware}, "
                  f"{reference.dtype}, {reference.engine}), moved to {gpus}x {hardware.gpu}: bandwidth, compute and "
                  "KV-cache capacity from the datasheet"]  # fmt: skip
-        notes.extend(misfit_notes(reference))  # where no other source will do
+        notes.extend(misfit_notes(reference) + prompt_scaling_notes(reference, input_len))  # misfit: no other
         measured_model = find_bundled(reference.model)
         if measured_model is not None and measured_model != find_bundled(model):
             notes.append(f"{measured_model.name} is measured in {model}'s place: the same architecture (every shape "

@@ -207,6 +207,12 @@ def prompt_scalings(groups: Mapping[tuple[str, ...], Sequence[Table]],
     return dict(found)
 
 
+def scaling_sources(key: tuple[str, str], scalings: Scalings,
+                    leave_out: Collection[tuple[str, ...]] = ()) -> list[PromptScaling]:  # fmt: skip
+    """A model's setups under an engine (``key``: ``model_engine``) in ``scalings``, but those left out."""
+    return [each for each in scalings.get(key, ()) if each.group not in leave_out]
+
+
 def prompt_scaling(key: tuple[str, str], points: Sequence[Observation], scalings: Scalings,
                    leave_out: Collection[tuple[str, ...]] = ()) -> tuple[float, float] | None:  # fmt: skip
     """What a setup of a model and engine (``key``: ``model_engine``) measured at ``points`` takes for its request
@@ -215,7 +221,7 @@ def prompt_scaling(key: tuple[str, str], points: Sequence[Observation], scalings
     remain."""
     if prompts_vary(points):
         return None
-    found = [each for each in scalings.get(key, ()) if each.group not in leave_out]
+    found = scaling_sources(key, scalings, leave_out)
     if len(found) < PROMPT_SCALING_SETUPS:
         return None
     return (float(np.median([each.request_ms for each in found])),

@@ -917,3 +917,30 @@ def test_a_source_calibration_takes_no_prompt_scaling_from_the_setup_it_predicts
     assert left == pytest.approx(np.median([slope for g, slope in slopes.items() if g != target]))
     assert left != pytest.approx(calibrations(source, None).ttft_correction[PROMPT])
     assert calibrations(varied[1], target) is calibrations(varied[1], None)  # its own prompt lengths tell it
+
+
+def test_a_prediction_at_a_prompt_length_its_calibration_never_saw_says_whose_prompt_scaling_it_took() -> None:
+    """A setup measured at one prompt length and asked for another takes how TTFT grows with the prompt from
+    elsewhere, and the answer's notes say from where: its model's other setups under its engine (a MoE model
+    measured so), or the engine's median over every model's (a dense one, or a model measured once)."""
+    import json
+    import re
+    import subprocess
+    import sys
+
+    def notes(source: str, input_tokens: int, *extra: str) -> list[str]:
+        done = subprocess.run([sys.executable, "-m", "infercost", "throughput", source, "--input-tokens",
+                               str(input_tokens), "--output-tokens", "1024", "--concurrency", "4", "--json", *extra],
+                              capture_output=True, text=True, check=True)  # fmt: skip
+        return [n for n in json.loads(done.stdout)["notes"] if "prompt length" in n]
+
+    deepseek = "published:aic-sglang-0.5.9-deepseek-r1-4xb200-fp8-tp4-dp1-ep1-8192in-1024out"  # 8,192 tokens only
+    assert notes(deepseek, 8192) == notes(deepseek, 12000) == []  # its own, and within PROMPT_SPAN of it
+    [moe] = notes(deepseek, 1024)
+    assert re.fullmatch(r"measured at one prompt length \(8,192 tokens\): how TTFT grows with the prompt is "
+                        r"deepseek-r1's under sglang, the median of \d+ of its other setups that measured several",
+                        moe)  # fmt: skip
+    assert notes("roofline:deepseek-r1@4xB200:fp8", 1024, "--engine", "sglang", "--engine-version", "0.5.9") == [moe]
+    [dense] = notes("published:aic-trtllm-1.3.0rc5-qwen3-32b-nvfp4-2xb200-fp4-tp2-dp1-ep1-15000in-500out", 1024)
+    assert dense.endswith("how TTFT grows with the prompt is tensorrt-llm's median over dense models' setups that "
+                          "measured several, not this model's own")  # fmt: skip
