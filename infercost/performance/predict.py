@@ -47,6 +47,7 @@ from infercost.performance.calibrate import (
 )
 from infercost.performance.engine import (
     ENGINE_PRESETS,
+    NIM_ENGINE,
     RELEASE_PATTERN,
     engine_preset,
     held_extra_tokens,
@@ -332,9 +333,18 @@ def group_key(table: Table) -> str:
 def _calibrated_bundled(profile_id: str) -> Calibration:
     """A bundled table's setup fitted on every table of that setup (all its shapes): what ``shape`` transfer
     measures. Taken from ``data/calibrations.json`` when its fingerprint matches, else fitted (seconds)."""
-    table = next(t for t in validation_tables() if t.id == profile_id)
-    members = group_tables(validation_tables())[table.group]
+    members = _bundled_setup(profile_id)
+    assert members is not None, f"{profile_id} is not a bundled table"
     return _stored_or_fitted(stored_calibrations(), members)
+
+
+def _bundled_setup(profile_id: str) -> list[Table] | None:
+    """Every table of a bundled table's setup, held out or in the calibration set (None for a stored run)."""
+    if profile_id in held_out_tables():
+        return _held_out_setup(profile_id)
+    groups = group_tables(validation_tables())
+    table = next((t for members in groups.values() for t in members if t.id == profile_id), None)
+    return groups[table.group] if table is not None else None
 
 
 def _stored_or_fitted(calibrations: dict[str, Any], members: Sequence[Table],
@@ -396,9 +406,7 @@ def calibrate_profile(profile: ThroughputProfile) -> tuple[Setup, Calibration, s
                                  else (_fit_profile(profile, setup, points), "one_shape"))  # fmt: skip
         return setup, calibration, transfer, held_out_error(setup.shape.kind, engine_preset(profile.engine)[0],
                                                             transfer)
-    groups = group_tables(validation_tables())  # bundled tables only: a stored run is never among them
-    table = next((t for members in groups.values() for t in members if t.id == profile.id), None)
-    if table is not None and len(groups[table.group]) > 1:
+    if len(_bundled_setup(profile.id) or ()) > 1:  # a stored run is never among the bundled tables
         return setup, _calibrated_bundled(profile.id), "shape", expected_error("shape")
     return setup, _fit_profile(profile, setup, points), "one_shape", expected_error("one_shape")
 
@@ -414,12 +422,12 @@ def prompt_scaling_notes(profile: ThroughputProfile, input_len: int) -> list[str
     """What TTFT at a prompt length rests on where the calibration's points have one prompt length, ``PROMPT_SPAN``
     or more away from it: a MoE model's growth with the prompt as its other setups under the engine measured it
     (``validation.prompt_scaling``), or the engine's median over every model's setups."""
-    members = _held_out_setup(profile.id) if profile.id in held_out_tables() else None
+    members = _bundled_setup(profile.id)
     points = points_of(members) if members else observations(profile)
     lengths = {o.input_len for o in points}
     if prompts_vary(points) or any(max(input_len / n, n / input_len) < PROMPT_SPAN for n in lengths):
         return []
-    engine = engine_preset(profile.engine)[0]
+    engine, preset = engine_preset(profile.engine)
     moe = bool(engine_setup(profile).shape.num_experts)
     measured = f"measured at one prompt length ({', '.join(f'{n:,}' for n in sorted(lengths))} tokens)"
     sources = scaling_sources((shape_twin(profile.model), engine), held_out_scalings(),
@@ -428,6 +436,7 @@ def prompt_scaling_notes(profile: ThroughputProfile, input_len: int) -> list[str
         bundled = find_bundled(profile.model)
         return [f"{measured}: how TTFT grows with the prompt is {bundled.name if bundled else profile.model}'s "
                 f"under {engine}, the median of {len(sources)} of its other setups that measured several"]
+    engine = "NIM" if preset is NIM_ENGINE else engine  # NIM's TensorRT-LLM builds have their own slope
     return [f"{measured}: how TTFT grows with the prompt is {engine}'s median over "
             f"{'MoE' if moe else 'dense'} models' setups that measured several, not this model's own"]  # fmt: skip
 

@@ -944,3 +944,14 @@ def test_a_prediction_at_a_prompt_length_its_calibration_never_saw_says_whose_pr
     [dense] = notes("published:aic-trtllm-1.3.0rc5-qwen3-32b-nvfp4-2xb200-fp4-tp2-dp1-ep1-15000in-500out", 1024)
     assert dense.endswith("how TTFT grows with the prompt is tensorrt-llm's median over dense models' setups that "
                           "measured several, not this model's own")  # fmt: skip
+
+
+def test_a_setup_of_several_prompt_lengths_says_nothing_of_another_ones_scaling() -> None:
+    """Meta-Llama-3-8B on one A100 under NIM has tables of 200 to 2,000 tokens; its table of 200 tokens asked for
+    1,024 was said to be measured at one prompt length (the note read the table's own points, not its setup's)."""
+    from infercost.performance.predict import predict_profile
+
+    profile = find_profile("published:nim-trtllm-llama-3-8b-instruct-1xa100-80gb-fp16-200in-1000out")
+    predicted = predict_profile(profile, 4096, 1000)
+    assert predicted.transfer == "shape"
+    assert not [note for note in predicted.notes if "prompt length" in note]
