@@ -519,7 +519,9 @@ class SourceCalibrations:
         self.groups: Mapping[tuple[str, ...], Sequence[Table]] = groups
         self.fitted: dict[tuple[tuple[str, ...], tuple[str, ...] | None], Calibration] = {}
         self.misfits: dict[tuple[tuple[str, ...], tuple[str, ...] | None], bool] = {}
-        self.scalings: Scalings = {}  # a setup of several prompt lengths is fitted without: its own fit, kept
+        # the setups of several prompt lengths first: their fits take no scaling (so none is needed yet), and each
+        # is kept as that setup's calibration
+        self.scalings: Scalings = {}
         self.scalings = prompt_scalings(groups, calibrate=lambda members: self(members[0].group, None))
 
     def _key(self, source: tuple[str, ...], target: tuple[str, ...] | None
