@@ -414,8 +414,13 @@ def calibrate_profile(profile: ThroughputProfile) -> tuple[Setup, Calibration, s
 def _fit_profile(profile: ThroughputProfile, setup: Setup, points: Sequence[Observation]) -> Calibration:
     """One profile's own calibration; at one prompt length, with its model's prompt scaling under its engine as the
     held-out setups measured it (``validation.prompt_scaling``)."""
-    key = (shape_twin(profile.model), engine_preset(profile.engine)[0])
-    return fit(with_prompt_scaling(setup, prompt_scaling(key, points, held_out_scalings())), points)
+    return fit(with_prompt_scaling(setup, prompt_scaling(_model_engine_of(profile), points, held_out_scalings())),
+               points)  # fmt: skip
+
+
+def _model_engine_of(profile: ThroughputProfile) -> tuple[str, str]:
+    """A profile's model (its shape twin) and engine preset, as ``validation.model_engine`` keys a table's."""
+    return shape_twin(profile.model), engine_preset(profile.engine)[0]
 
 
 def prompt_scaling_notes(profile: ThroughputProfile, input_len: int) -> list[str]:
@@ -430,8 +435,7 @@ def prompt_scaling_notes(profile: ThroughputProfile, input_len: int) -> list[str
     engine, preset = engine_preset(profile.engine)
     moe = bool(engine_setup(profile).shape.num_experts)
     measured = f"measured at one prompt length ({', '.join(f'{n:,}' for n in sorted(lengths))} tokens)"
-    sources = scaling_sources((shape_twin(profile.model), engine), held_out_scalings(),
-                              {members[0].group} if members else ())  # fmt: skip
+    sources = scaling_sources(_model_engine_of(profile), held_out_scalings(), {members[0].group} if members else ())
     if moe and len(sources) >= PROMPT_SCALING_SETUPS:
         bundled = find_bundled(profile.model)
         return [f"{measured}: how TTFT grows with the prompt is {bundled.name if bundled else profile.model}'s "
@@ -740,7 +744,8 @@ def predict_roofline(
         notes = [f"engine model calibrated on {reference.id} ({reference.gpus_per_replica}x {reference.hardware}, "
                  f"{reference.dtype}, {reference.engine}), moved to {gpus}x {hardware.gpu}: bandwidth, compute and "
                  "KV-cache capacity from the datasheet"]  # fmt: skip
-        notes.extend(misfit_notes(reference) + prompt_scaling_notes(reference, input_len))  # misfit: no other
+        notes.extend(misfit_notes(reference))  # where no other source will do
+        notes.extend(prompt_scaling_notes(reference, input_len))
         measured_model = find_bundled(reference.model)
         if measured_model is not None and measured_model != find_bundled(model):
             notes.append(f"{measured_model.name} is measured in {model}'s place: the same architecture (every shape "
