@@ -402,10 +402,9 @@ def calibrate_profile(profile: ThroughputProfile) -> tuple[Setup, Calibration, s
         raise InputError("run", f"{profile.id} has no point with a throughput to calibrate on")
     if (held := held_out_tables().get(profile.id)) is not None:
         shared = sum(t.table.group == held.table.group for t in held_out_tables().values()) > 1
-        calibration, transfer = ((_calibrated_held_out(profile.id), "shape") if shared
-                                 else (_fit_profile(profile, setup, points), "one_shape"))  # fmt: skip
-        return setup, calibration, transfer, held_out_error(setup.shape.kind, engine_preset(profile.engine)[0],
-                                                            transfer)
+        transfer = "shape" if shared else "one_shape"  # a setup of one table: its stored fit is that table's own
+        return setup, _calibrated_held_out(profile.id), transfer, held_out_error(
+            setup.shape.kind, engine_preset(profile.engine)[0], transfer)  # fmt: skip
     if len(_bundled_setup(profile.id) or ()) > 1:  # a stored run is never among the bundled tables
         return setup, _calibrated_bundled(profile.id), "shape", expected_error("shape")
     return setup, _fit_profile(profile, setup, points), "one_shape", expected_error("one_shape")
@@ -423,7 +422,7 @@ def _model_engine_of(profile: ThroughputProfile) -> tuple[str, str]:
     return shape_twin(profile.model), engine_preset(profile.engine)[0]
 
 
-def prompt_scaling_notes(profile: ThroughputProfile, input_len: int) -> list[str]:
+def prompt_scaling_notes(profile: ThroughputProfile, setup: Setup, input_len: int) -> list[str]:
     """What TTFT at a prompt length rests on where the calibration's points have one prompt length, ``PROMPT_SPAN``
     or more away from it: a MoE model's growth with the prompt as its other setups under the engine measured it
     (``validation.prompt_scaling``), or the engine's median over every model's setups."""
@@ -433,7 +432,7 @@ def prompt_scaling_notes(profile: ThroughputProfile, input_len: int) -> list[str
     if prompts_vary(points) or any(max(input_len / n, n / input_len) < PROMPT_SPAN for n in lengths):
         return []
     engine, preset = engine_preset(profile.engine)
-    moe = bool(engine_setup(profile).shape.num_experts)
+    moe = bool(setup.shape.num_experts)
     measured = f"measured at one prompt length ({', '.join(f'{n:,}' for n in sorted(lengths))} tokens)"
     sources = scaling_sources(_model_engine_of(profile), held_out_scalings(), {members[0].group} if members else ())
     if moe and len(sources) >= PROMPT_SCALING_SETUPS:
@@ -455,7 +454,7 @@ def predict_profile(profile: ThroughputProfile, input_len: int, output_len: int,
              f" at {profile.input_len:,.0f} in / {profile.output_len:,.0f} out"]  # fmt: skip
     if transfer == "shape":
         notes[0] += " and the other tables of the same setup"
-    notes.extend(misfit_notes(profile) + prompt_scaling_notes(profile, input_len))
+    notes.extend(misfit_notes(profile) + prompt_scaling_notes(profile, setup, input_len))
     setup = _cached(setup, load, notes)
     return PredictedProfile("fitted", profile.id, profile.model, profile.hardware, profile.gpus_per_replica,
                             setup.dtype, input_len, output_len,
@@ -745,7 +744,7 @@ def predict_roofline(
                  f"{reference.dtype}, {reference.engine}), moved to {gpus}x {hardware.gpu}: bandwidth, compute and "
                  "KV-cache capacity from the datasheet"]  # fmt: skip
         notes.extend(misfit_notes(reference))  # where no other source will do
-        notes.extend(prompt_scaling_notes(reference, input_len))
+        notes.extend(prompt_scaling_notes(reference, reference_setup, input_len))
         measured_model = find_bundled(reference.model)
         if measured_model is not None and measured_model != find_bundled(model):
             notes.append(f"{measured_model.name} is measured in {model}'s place: the same architecture (every shape "
