@@ -4,7 +4,9 @@
 
 Times ``predict_concurrency`` over concurrency 1, 2, 5, 10, 25, 50, 100, 150, 200, 250 at three token shapes, for
 an 8B setup on an H100 and a MoE one (DeepSeek-R1 in FP8 on eight B200s, its experts spread over them: latent
-attention, routed-expert reads and the busiest GPU's share each step), median of the repeats; and, in the same run,
+attention, routed-expert reads and the busiest GPU's share each step), their requests' lengths spread as a roofline
+setup's are unless asked (``predict.DEFAULT_LENGTH_SPREAD``: users out of step, so more steps than a closed loop of
+requests alike simulates), median of the repeats; and, in the same run,
 a fixed pure-Python baseline (a million-step loop) so the figure can be read as a ratio on a shared, noisy machine.
 Then the first answer of a roofline that ranks and calibrates on held-out setups (Llama-3.1-8B under SGLang on
 8x H100), with their stored calibrations (``data/held_out_calibrations.json``) against fitting them afresh.
@@ -19,6 +21,7 @@ from dataclasses import replace
 
 from infercost.performance.calibrate import PRIOR, Calibration, predict_concurrency
 from infercost.performance.engine import ENGINE_PRESETS
+from infercost.performance.predict import DEFAULT_LENGTH_SPREAD
 from infercost.performance.profiles import engine_hardware, engine_setup, find_profile, setup_for
 
 LEVELS = (1, 2, 5, 10, 25, 50, 100, 150, 200, 250)
@@ -37,9 +40,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=7)
     args = parser.parse_args(argv)
-    dense = engine_setup(find_profile("published:nim-trtllm-llama-3-8b-instruct-1xh100-fp8-200in-1000out"))
+    dense = replace(engine_setup(find_profile("published:nim-trtllm-llama-3-8b-instruct-1xh100-fp8-200in-1000out")),
+                    length_spread=DEFAULT_LENGTH_SPREAD)  # fmt: skip
     moe = replace(setup_for("deepseek-r1", engine_hardware("B200", 8, "fp8"), "fp8", ENGINE_PRESETS["sglang"]),
-                  expert_parallel=8)  # fmt: skip
+                  expert_parallel=8, length_spread=DEFAULT_LENGTH_SPREAD)  # fmt: skip
     calibration = Calibration(PRIOR, 0)
     baseline = statistics.median(_baseline_ms() for _ in range(args.repeats))
     print(f"baseline (1M-step Python loop): {baseline:.1f} ms")

@@ -21,6 +21,9 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the InferenceX importer beside this one
+from published_from_inferencex import LENGTH_SPREAD, RANGE_RATIO  # noqa: E402  (InferenceX's length draw)
+
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "infercost" / "performance" / "data" / "published"
 COMMIT = "095f58a51c4ca8e61b66ec108d86f223f8d559ce"
@@ -204,6 +207,18 @@ def run_name(provenance: dict[str, str]) -> str:
                      if k not in ("silicon_concurrency", "measured", "wip"))  # fmt: skip
 
 
+# Rows that are InferenceX's runs: ids that start with a dump date (``2026_04_06_...``; its SGLang DeepSeek-R1 FP4
+# rows on B200 are InferenceX's to four digits, SOURCES.md) or end with an InferenceX config id (``..._cfg721``: the
+# numbering of InferenceX's configs, ``ix-*`` tables), all at InferenceX's three shapes. InferenceX draws request
+# lengths over 0.8 to 1 of the shape's (``published_from_inferencex.py``); the sample's own sweeps (``meta_llama_...``,
+# ``qwen_...``, shapes such as 1000 / 100) do not say, and are taken as sent at exactly their lengths.
+INFERENCEX_ROW = re.compile(r"^\d{4}_\d{2}_\d{2}_|_cfg\d+$")
+
+
+def inferencex_run(members: list[tuple[dict, dict]]) -> bool:
+    return all(INFERENCEX_ROW.search(row["id"]) for row, _ in members)
+
+
 def table(key: tuple, members: list[tuple[dict, dict]], part: int) -> dict:
     model, system, backend, version, dtype, dtype_note, parallel, isl, osl = key
     parallel = dict(parallel)
@@ -239,9 +254,13 @@ def table(key: tuple, members: list[tuple[dict, dict]], part: int) -> dict:
         f"TP x PP x attention DP). Concurrency is the row's silicon_concurrency (the client's); "
         f"silicon_ttft_ms / silicon_tpot_ms do not name the statistic and are recorded as mean_ttft_ms / mean_tpot_ms. "
         f"No throughput is published: request_throughput and output_throughput are derived from the latencies by "
-        f"Little's law (see derived), so Little's law holds by construction and cannot be checked here; requests are "
-        f"assumed to have exactly {isl} input and {osl} output tokens, as the sample's isl/osl state."
+        f"Little's law (see derived), so Little's law holds by construction and cannot be checked here, as if every "
+        f"request had exactly {isl} input and {osl} output tokens, as the sample's isl/osl state."
     )
+    spread = inferencex_run(members)
+    if spread:
+        notes += (f" The row ids are InferenceX's (a dump date first, or its config id last), and InferenceX draws "
+                  f"each request's lengths over {RANGE_RATIO} to 1 of those: length_spread {LENGTH_SPREAD}.")
     if repaired:
         notes += (f" The rows say {' or '.join(repaired)}: the GPU count multiplied by the EP size, as every "
                   f"expert-parallel row of this file or dump does (see layout() in "
@@ -289,6 +308,7 @@ def table(key: tuple, members: list[tuple[dict, dict]], part: int) -> dict:
         "output_len": osl,
         "run": run if not part else f"{run}; repeat {part + 1}",
         "derived": DERIVED,
+        **({"length_spread": LENGTH_SPREAD} if spread else {}),
         "notes": notes,
         "points": points,
     }

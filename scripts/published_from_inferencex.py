@@ -48,6 +48,13 @@ DERIVED = {
     "output_throughput": "request_throughput x output_len",
 }  # fmt: skip
 SAME = 0.01  # ms: two exports of one measurement agree to this on both latencies (tests/.../test_published_data.py)
+# InferenceX draws each request's prompt and output lengths uniformly over RANGE_RATIO to 1 of the shape's (its
+# benchmark template's ``random-range-ratio`` default, which every sweep takes); the engine model simulates that as
+# ``length_spread``, the same share either side of the stated lengths: (1 - r) / (1 + r), 1/9.
+TEMPLATE = ("https://github.com/SemiAnalysisAI/InferenceX/blob/0a2e309ac18ab9f424b76e5449ddaba5ee9d1c87/"
+            ".github/workflows/benchmark-tmpl.yml")
+RANGE_RATIO = 0.8
+LENGTH_SPREAD = round((1 - RANGE_RATIO) / (1 + RANGE_RATIO), 4)
 
 
 def bundled_points() -> dict[tuple, list[tuple[float, float]]]:
@@ -105,8 +112,10 @@ def table(anchor: dict, release: str) -> dict | str:
         f"version: not stated. Layout: tensor parallel over {gpus} GPU{'s' if gpus > 1 else ''}, as the scenario "
         f"names it (no expert or data parallelism named). Dtype {found['dtype']} as the scenario names it; KV-cache "
         f"dtype not stated. No throughput is published: request_throughput and output_throughput are derived from "
-        f"the latencies by Little's law (see derived), which therefore holds by construction; requests are assumed "
-        f"to have exactly {isl} input and {osl} output tokens, as the shape {anchor['label']} states."
+        f"the latencies by Little's law (see derived), which therefore holds by construction, as if every request had "
+        f"exactly {isl} input and {osl} output tokens, as the shape {anchor['label']} states. InferenceX draws each "
+        f"request's lengths uniformly over {RANGE_RATIO} to 1 of those (random-range-ratio {RANGE_RATIO}, {TEMPLATE}): "
+        f"length_spread {LENGTH_SPREAD} is that spread, either side of the stated lengths."
     )  # fmt: skip
     if found["model"] == "deepseek-v3":
         notes += (" The file names the architecture (deepseek-v3); InferenceX's DeepSeek configs serve DeepSeek-R1, "
@@ -121,7 +130,8 @@ def table(anchor: dict, release: str) -> dict | str:
         "data_parallel": 1, "expert_parallel": 1, "moe_tensor_parallel": gpus, "engine": engine, "engine_kind": kind,
         "engine_version": None, "dtype": dtype, "basis": "published", "calibration_set": False,
         "load": "closed_loop", "source": SOURCE, "as_of": date, "input_len": isl, "output_len": osl,
-        "run": f"InferenceX config {config}, run of {date}, {release}", "derived": DERIVED, "notes": notes,
+        "run": f"InferenceX config {config}, run of {date}, {release}", "derived": DERIVED,
+        "length_spread": LENGTH_SPREAD, "notes": notes,
         "points": points,
     }  # fmt: skip
 

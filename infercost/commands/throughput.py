@@ -45,6 +45,11 @@ def register(subparsers: Any, common: argparse.ArgumentParser) -> None:
     parser.add_argument("--cached-prompt-fraction", type=float, default=0.0, metavar="F", help="share of each "
                         "prompt found in the engine's prefix cache (vLLM and SGLang cache prefixes by default); "
                         "that part is not prefilled again")  # fmt: skip
+    parser.add_argument("--length-spread", type=float, metavar="S", help="how far requests' prompt and output "
+                        "lengths spread around the stated ones, as a share either side: 0 for a benchmark that sends "
+                        "every request alike (genai-perf, vllm bench serve's default), whose users stay in step; "
+                        "default: a table's own benchmark's, and for a roofline setup 0.1111, InferenceX's "
+                        "--random-range-ratio 0.8 (0.8 to 1 of the nominal)")  # fmt: skip
     parser.add_argument("--kv-dtype", metavar="D", help="the KV cache's dtype of a roofline setup: bfloat16, "
                         "float16, fp8 or nvfp4 (default: fp8 beside fp8 or nvfp4 weights, as TensorRT-LLM builds and "
                         "NVIDIA's NVFP4 checkpoints keep it, else 16-bit; vLLM and SGLang keep a natively FP8 "
@@ -83,7 +88,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                                     f"got {args.offline}")  # fmt: skip
     if not 0 <= args.cached_prompt_fraction < 1:
         raise InputError("cached_prompt_fraction", f"must be from 0 to under 1, got {args.cached_prompt_fraction}")
-    load = Load(concurrencies or None, rates, args.offline, args.cached_prompt_fraction)
+    if args.length_spread is not None and not 0 <= args.length_spread < 1:
+        raise InputError("length_spread", f"must be from 0 to under 1, got {args.length_spread}")
+    load = Load(concurrencies or None, rates, args.offline, args.cached_prompt_fraction, args.length_spread)
     layout = Layout(args.tensor_parallel, *(1 if value is None else value  # 0 is a value, refused, not the default
                                             for value in (args.expert_parallel, args.data_parallel)))
     predicted = predict_source(args.source, args.input_tokens, args.output_tokens, load, engine=args.engine,

@@ -61,7 +61,7 @@ PRIOR = np.array([0.3, 1 / 0.8, 1 / 0.5, 1 / 0.5, 0.01, 2.0, 1.0, 1.0])
 # dense priors; bench.held_out_accuracy stores the medians, a test holds these to them). A MoE step costs about 6 ms
 # beyond its roofline for a model of 61 layers, in proportion to its layers (``engine.MOE_REFERENCE_LAYERS``: routing,
 # expert dispatch, the launches of many small GEMMs, each layer's), where a dense one costs 0.3, and reads its weights
-# at about their roofline time (0.99 x, their reads dividing among the GPUs as a MoE model's do:
+# at about their roofline time (0.95 x, their reads dividing among the GPUs as a MoE model's do:
 # ``engine.MOE_WEIGHTS_GPU_EXPONENT``; dividing as a dense model's, 0.55 x, from 1.0 on one GPU to 0.37 on eight). With
 # the dense priors a MoE setup measured at one concurrency put its overhead on each sequence, and carried it to many
 # users: DeepSeek-R1 on 8 B200s measured at 4 users, moved to 128 and 256 under attention DP, predicted TPOTs 4-6x the
@@ -69,8 +69,9 @@ PRIOR = np.array([0.3, 1 / 0.8, 1 / 0.5, 1 / 0.5, 0.01, 2.0, 1.0, 1.0])
 # TPOT 63.8% -> 50.2% and 51.8% -> 36.5%; TTFT did not move. A one-point setup is still ambiguous, the other way: one
 # SGLang 0.5.6 table at 64 users now puts its overhead on the step and over-predicts TPOT at 4 users 2x (SGLang MoE
 # throughput between releases, p90 43.1% -> 52.3%). A request's own latency is the median of the 118 of those setups
-# whose prompt lengths vary, the only ones that tell it from prefill (none; see ``MEASURED_UNITS``).
-MOE_PRIOR = np.array([5.84, 1.00, 1.93, 1.37, 0.0022, 0.0, 1.0, 1.0])
+# whose prompt lengths vary, the only ones that tell it from prefill (59 ms; none while InferenceX's runs were
+# simulated in step, their waves' queue standing for it; see ``MEASURED_UNITS``).
+MOE_PRIOR = np.array([5.782, 0.9481, 1.631, 2.695, 0.0, 59.49, 1.0, 1.0])
 # No engine reads the KV cache faster than the datasheet's bandwidth or computes faster than its peak: those two
 # coefficients (× roofline time) stay at 1 or more. Without the floor, a setup with one table (70B FP8 on two H100s)
 # put prefill at 11x peak compute and made up the TTFT in its correction, and every GPU it was carried to went wrong
@@ -153,6 +154,9 @@ class Setup:
     # rank schedules its own batch and step budget (vLLM's --data-parallel-size, TensorRT-LLM's attention DP:
     # ``EngineConfig.budget_per_rank``), the engine's are the ranks' together.
     attention_data_parallel: int = 1
+    # How far the load's request lengths spread around the stated ones (``engine.request_lengths``): a table's
+    # benchmark where it drew them at random (``ThroughputProfile.length_spread``); 0, every request exactly them.
+    length_spread: float = 0.0
 
     @property
     def cost(self) -> StepCost:
@@ -305,7 +309,8 @@ def unmeasured_prior(setup: Setup, moe_prior: NDArray | None = None) -> NDArray:
 
 def _closed_loop(setup: Setup, coefficients: NDArray, concurrency: int, input_len: int, output_len: int) -> Trace:
     return simulate_closed_loop(setup.cost, setup.config, coefficients, concurrency=concurrency, input_len=input_len,
-                                output_len=output_len, client_delay_ms=CLIENT_DELAY_MS)  # fmt: skip
+                                output_len=output_len, client_delay_ms=CLIENT_DELAY_MS,
+                                length_spread=setup.length_spread)  # fmt: skip
 
 
 def _rows(trace: Trace, obs: Observation) -> list[tuple[str, NDArray, float, float]]:

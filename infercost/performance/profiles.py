@@ -70,6 +70,9 @@ class ThroughputProfile:
     expert_parallel: int = 1  # ranks the experts are split over (1: none, or not a mixture of experts)
     kv_dtype: str | None = None  # the KV cache's dtype where the source states it
     derived: dict[str, str] = field(default_factory=dict)  # field -> how it was derived from the published ones
+    # How far its benchmark drew request lengths around the stated ones, as a share either side (InferenceX's
+    # --random-range-ratio 0.8: 0.8-1.0 of nominal, 1/9 either side of its middle); 0: every request exactly them
+    length_spread: float = 0.0
     # Whether the engine model calibrates and validates on this table and sizes workloads on it by default. Tables
     # bundled for issue 22 (MoE, vLLM/SGLang, AIConfigurator's sample, AMD) say false until the engine model covers
     # them: they load and can be looked up by id, but they change no calibration, reference or default list yet.
@@ -124,6 +127,7 @@ def _from_bundled(kind: str, slug: str, document: dict[str, Any]) -> ThroughputP
         expert_parallel=int(document.get("expert_parallel") or 1),
         kv_dtype=document.get("kv_dtype"),
         derived=document.get("derived", {}),
+        length_spread=float(document.get("length_spread") or 0.0),
         calibration_set=bool(document.get("calibration_set", True)),
     )
 
@@ -362,7 +366,7 @@ def engine_setup(profile: ThroughputProfile) -> Setup:
         raise InputError("tensor_parallel", "the stated tensor-parallel size does not divide the model's attention "
                                             "heads: not the layout that ran")  # fmt: skip
     return replace(setup, expert_parallel=max(profile.expert_parallel, 1),
-                   attention_data_parallel=max(profile.data_parallel, 1))
+                   attention_data_parallel=max(profile.data_parallel, 1), length_spread=profile.length_spread)
 
 
 def observations(profile: ThroughputProfile) -> list[Observation]:

@@ -17,6 +17,7 @@ from infercost.performance.engine import (
     REQUEST,
     Hardware,
     kv_capacity_tokens,
+    request_lengths,
     simulate_closed_loop,
     step_cost,
 )
@@ -56,6 +57,38 @@ def test_a_closed_loop_benchmark_counts_its_first_wave_as_one_request_in_ten(set
     steady = (every.sum() - wave.sum()) / 64
     assert wave.mean() > 2 * steady  # the wave queues: 64,000 prompt tokens in steps of 8,192
     assert trace.mean(every) == pytest.approx(0.1 * wave.mean() + 0.9 * steady)
+
+
+def test_request_lengths_spread_evenly_around_the_stated_ones_and_keep_their_means():
+    """A ``length_spread`` of 0 sends every request at exactly the stated lengths; otherwise each length stays within
+    that share either side, the draws cover the span evenly (no seed), and their means are the stated ones."""
+    assert {request_lengths(1024, 1024, 0.0, k) for k in range(50)} == {(1024, 1024)}
+    drawn = np.array([request_lengths(8192, 1024, 1 / 9, k) for k in range(900)])
+    prompts, outputs = drawn[:, 0], drawn[:, 1]
+    assert prompts.min() >= 8192 * 8 / 9 - 1 and prompts.max() <= 8192 * 10 / 9 + 1
+    assert outputs.min() >= 1024 * 8 / 9 - 1 and outputs.max() <= 1024 * 10 / 9 + 1
+    assert prompts.mean() == pytest.approx(8192, rel=0.002) and outputs.mean() == pytest.approx(1024, rel=0.002)
+    for values, low, high in ((prompts, 8192 * 8 / 9, 8192 * 10 / 9), (outputs, 1024 * 8 / 9, 1024 * 10 / 9)):
+        counts, _ = np.histogram(values, bins=10, range=(low, high))
+        assert counts.min() >= 0.8 * counts.max()  # even, not clustered
+    assert np.corrcoef(prompts, outputs)[0, 1] == pytest.approx(0, abs=0.1)  # drawn apart
+    assert request_lengths(8192, 1024, 1 / 9, 7) == request_lengths(8192, 1024, 1 / 9, 7)
+
+
+def test_users_whose_request_lengths_spread_drift_out_of_step_and_stop_queueing_in_waves(setup):
+    """Ten users on NIM's engine prefill their prompts together, wave after wave, when every request has the same
+    lengths: each waits for the whole wave. With lengths spread as InferenceX draws them (1/9 either side) they
+    finish apart, so from the second round on a prompt mostly prefills alone: the mean TTFT falls towards one
+    prompt's, and throughput (the same work) stays within a few percent."""
+    kwargs = dict(concurrency=10, input_len=2000, output_len=200)
+    alike = simulate_closed_loop(setup.cost, NIM_ENGINE, THETA, **kwargs)
+    spread = simulate_closed_loop(setup.cost, NIM_ENGINE, THETA, length_spread=1 / 9, **kwargs)
+    alone = simulate_closed_loop(setup.cost, NIM_ENGINE, THETA, concurrency=1, input_len=2000, output_len=200)
+    ttft = {name: float(trace.mean(trace.ttft @ THETA)) for name, trace in
+            (("alike", alike), ("spread", spread), ("alone", alone))}  # fmt: skip
+    assert ttft["alone"] < ttft["spread"] < 0.7 * ttft["alike"]
+    busy = {name: float((trace.finish @ THETA).max()) for name, trace in (("alike", alike), ("spread", spread))}
+    assert busy["spread"] == pytest.approx(busy["alike"], rel=0.1)
 
 
 def test_a_full_kv_cache_caps_the_batch_and_the_queue_shows_in_ttft(setup):

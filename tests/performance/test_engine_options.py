@@ -104,6 +104,27 @@ def test_a_cached_prompt_share_shortens_ttft_on_an_engine_that_caches_prefixes()
     assert any("prefix cache" in note for note in warm.notes)
 
 
+def test_request_lengths_spread_as_a_benchmark_drew_them_are_the_loads_and_said() -> None:
+    """``--length-spread``: a roofline setup's requests spread as InferenceX's benchmark draws them unless told
+    (``DEFAULT_LENGTH_SPREAD``); told 0, every request alike, its users stay in step and prefill in waves (higher TTFT
+    at a load whose wave fits in one step), and the answer says which. A bundled InferenceX table is predicted at its
+    own benchmark's spread unless told otherwise."""
+    from infercost.performance.predict import DEFAULT_LENGTH_SPREAD, predict_source
+
+    alike = predict_roofline(*LLAMA_8B, 2000, 200, Load([16], length_spread=0.0), engine="vllm")
+    spread = predict_roofline(*LLAMA_8B, 2000, 200, Load([16]), engine="vllm")
+    assert alike.length_spread == 0 and spread.length_spread == DEFAULT_LENGTH_SPREAD == pytest.approx(1 / 9, 1e-3)
+    assert spread.points[0].mean_ttft_ms < 0.8 * alike.points[0].mean_ttft_ms
+    assert any("request lengths spread evenly over 0.89 to 1.11" in note for note in spread.notes)
+    assert not any("request lengths spread" in note for note in alike.notes)
+    assert spread.as_dict()["length_spread"] == DEFAULT_LENGTH_SPREAD and alike.as_dict()["length_spread"] == 0
+    table = "published:ix-vllm-unversioned-gpt-oss-120b-1xb200-fp4-tp1-dp1-ep1-1024in-1024out-config150"
+    own = predict_source(table, 1024, 1024, Load([16]))
+    told = predict_source(table, 1024, 1024, Load([16], length_spread=0.0))
+    assert own.length_spread == pytest.approx(0.1111) and told.length_spread == 0
+    assert own.points[0].mean_ttft_ms != told.points[0].mean_ttft_ms
+
+
 def test_an_engine_without_a_prefix_cache_prefills_the_whole_prompt_and_says_so() -> None:
     cold = predict_roofline(*LLAMA_8B, 4000, 200, Load([4]), engine="trtllm")
     warm = predict_roofline(*LLAMA_8B, 4000, 200, Load([4], cached_prompt_fraction=0.75), engine="trtllm")
@@ -185,6 +206,8 @@ def test_two_independent_errors_compound_in_log_space() -> None:
     (["--engine", "tgi"], "engine"),
     (["--offline", "0"], "offline"),
     (["--cached-prompt-fraction", "1.5"], "cached_prompt_fraction"),
+    (["--length-spread", "1"], "length_spread"),
+    (["--length-spread", "-0.1"], "length_spread"),
     (["--data-parallel", "0"], "data_parallel"),  # 0 was taken for "not given" and ran one engine
     (["--concurrency", "1.5"], "concurrency"),
     (["--expert-parallel", "0"], "expert_parallel"),

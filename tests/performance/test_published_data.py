@@ -122,6 +122,30 @@ def check_the_engine_kind_and_layout_agree_with_the_engine_and_the_gpu_count(pat
         assert isinstance(table["kv_dtype"], str) and table["kv_dtype"]
 
 
+# InferenceX's three shapes, and AIConfigurator sample ids of InferenceX's runs (a dump date first, or its config id
+# last: scripts/published_from_aiconfigurator.py, ``INFERENCEX_ROW``)
+INFERENCEX_SHAPES = {(1024, 1024), (1024, 8192), (8192, 1024)}
+INFERENCEX_ID = re.compile(r"^\d{4}_\d{2}_\d{2}_|_cfg\d+$")
+
+
+def test_tables_of_inferencex_runs_say_how_far_its_benchmark_spread_request_lengths():
+    """InferenceX draws each request's lengths over 0.8 to 1 of the shape's (random-range-ratio 0.8): its tables, and
+    the AIConfigurator tables whose every row id is one of its runs', carry ``length_spread`` 1/9 and say so; no
+    other table claims a spread, and every one that does is at one of InferenceX's shapes."""
+    spread = {path.name: load(path).get("length_spread") for path in FILES}
+    for path in FILES:
+        table, stated = load(path), spread[path.name]
+        ids = [point.get("source_id", "") for point in table["points"]]
+        inferencex = path.name.startswith("ix-") or (
+            path.name.startswith("aic-") and all(INFERENCEX_ID.search(i) for i in ids))  # fmt: skip
+        assert stated == (0.1111 if inferencex else None), path.name
+        if stated:
+            assert (table["input_len"], table["output_len"]) in INFERENCEX_SHAPES, path.name
+            assert "length_spread 0.1111" in table["notes"] and "0.8 to 1" in table["notes"], path.name
+    counted = sum(bool(value) for value in spread.values())
+    assert counted >= 600  # InferenceX's 83 and the sample's runs of it
+
+
 LITTLE_DERIVED = [p for p in FILES if "Little's law" in load(p).get("derived", {}).get("request_throughput", "")]
 
 
