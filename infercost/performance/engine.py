@@ -896,9 +896,11 @@ SIMULATED_ROUNDS = 3
 # at different times, drift out of step: their prompts no longer arrive in waves that prefill together. Where a
 # table says so (``length_spread``: each length uniform within that share either side of the stated one), the
 # simulation draws them the same way, evenly spread rather than random (``request_lengths``), so a fit does not
-# depend on a seed. Held-out MoE mean TTFT on InferenceX's tables, leaving one shape out: SGLang median 30.3% ->
-# 17.3%, vLLM 19.1% -> 15.8% (bench.held_out_accuracy). Given to every table, it made the fixed-length ones worse
-# (AIConfigurator's dense SGLang tables 11.8% -> 57.1%): their users stay in step.
+# depend on a seed. Held-out MoE mean TTFT leaving one shape out, with the priors refitted: SGLang median 25.1% ->
+# 22.5%, vLLM 19.8% -> 15.6%, TensorRT-LLM 17.6% -> 18.8% (bench.held_out_accuracy; docs/engine-model.md lists the
+# rows that moved the other way). Given to every table, a spread made the fixed-length ones worse (AIConfigurator's
+# dense SGLang tables 11.8% -> 57.1%): their users stay in step. Closed loops only: an open loop's arrivals are
+# apart already, and an offline batch is measured on fixed lengths.
 _GOLDEN = (5**0.5 - 1) / 2  # successive requests' output lengths: the golden-ratio sequence, evenly spread
 _PLASTIC = 0.7548776662466927  # and their prompt lengths: the plastic number's, independent of it
 

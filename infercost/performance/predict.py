@@ -317,9 +317,9 @@ def _spread(setup: Setup, load: Load, notes: list[str]) -> Setup:
     """The setup under the load's request lengths (``Load.length_spread``), and a note where they are not all alike."""
     spread = setup.length_spread if load.length_spread is None else load.length_spread
     if spread:
-        notes.append(f"request lengths spread evenly over {1 - spread:.2f} to {1 + spread:.2f} of the stated ones, as "
-                     "a benchmark that draws them at random sends them: users drift out of step, and their "
-                     "prompts no longer arrive together")  # fmt: skip
+        notes.append(f"closed-loop request lengths spread evenly over {1 - spread:.2f} to {1 + spread:.2f} of the "
+                     "stated ones, as a benchmark that draws them at random sends them: users drift out of step, "
+                     "and their prompts no longer arrive together")  # fmt: skip
     return replace(setup, length_spread=spread)
 
 

@@ -115,7 +115,7 @@ def test_request_lengths_spread_as_a_benchmark_drew_them_are_the_loads_and_said(
     spread = predict_roofline(*LLAMA_8B, 2000, 200, Load([16]), engine="vllm")
     assert alike.length_spread == 0 and spread.length_spread == DEFAULT_LENGTH_SPREAD == pytest.approx(1 / 9, 1e-3)
     assert spread.points[0].mean_ttft_ms < 0.8 * alike.points[0].mean_ttft_ms
-    assert any("request lengths spread evenly over 0.89 to 1.11" in note for note in spread.notes)
+    assert any("closed-loop request lengths spread evenly over 0.89 to 1.11" in note for note in spread.notes)
     assert not any("request lengths spread" in note for note in alike.notes)
     assert spread.as_dict()["length_spread"] == DEFAULT_LENGTH_SPREAD and alike.as_dict()["length_spread"] == 0
     table = "published:ix-vllm-unversioned-gpt-oss-120b-1xb200-fp4-tp1-dp1-ep1-1024in-1024out-config150"
