@@ -356,7 +356,9 @@ def test_deepseek_v4_flash_on_compare_is_priced_in_its_own_fp4_and_survives_a_de
                                                                 "calibrated on vLLM 0.18.0 instead")),
     ("deepseek-r1", "fp8", "SGLang", "B200", 4, "0.5.9", ("measured at one prompt length (8,192 tokens)",
                                                           "deepseek-r1's under sglang, the median of")),
-], ids=["priors-over-another-engine", "shape-twin", "release-misfit", "prompt-scaling"])  # fmt: skip
+    ("glm-5", "fp8", "SGLang", "B300", 8, None, ("closed-loop request lengths spread evenly over 0.89 to 1.11",
+                                                 "users drift out of step")),
+], ids=["priors-over-another-engine", "shape-twin", "release-misfit", "prompt-scaling", "length-spread"])  # fmt: skip
 def test_a_moe_setup_calibrated_other_than_as_asked_says_its_basis_on_compare(
         page, tmp_path, model, weights, engine, gpu, gpus, release, basis):  # fmt: skip
     """MiniMax-M2.5's bundled tables are vLLM's only. Added on Compare under SGLang, its cost comes from SGLang's MoE
@@ -364,8 +366,9 @@ def test_a_moe_setup_calibrated_other_than_as_asked_says_its_basis_on_compare(
     shapes, has: its tables calibrate V3 under vLLM. gpt-oss-120b under vLLM 0.11.2 on 2x H100 has only tables of
     queues at 512 users, on which it predicted 172 s of TTFT for 4 users: another release's tables calibrate it.
     DeepSeek-R1 under SGLang 0.5.9 on 4x B200 was measured at 8,192-token prompts only: how its TTFT grows with the
-    prompt comes from DeepSeek-R1's other SGLang setups. The basis notes say so, before and after a detour and a
-    reload."""
+    prompt comes from DeepSeek-R1's other SGLang setups. Every roofline setup's requests spread in length as
+    InferenceX's benchmark draws them (``predict.DEFAULT_LENGTH_SPREAD``). The basis notes say so, before and after a
+    detour and a reload."""
     setup_form(page, model, weights, engine, gpu, gpus, release=release)
     added = f"{model} · {gpus}× {gpu} ({weights}, {engine.lower()}" + (f" {release}" if release else "")
     yours = add_setup(page, added)
