@@ -6,6 +6,7 @@ s, per-GPU throughput recorded as total, ITL recorded as TPOT.
 """
 
 import datetime as dt
+import importlib.util
 import json
 import math
 import re
@@ -122,10 +123,17 @@ def check_the_engine_kind_and_layout_agree_with_the_engine_and_the_gpu_count(pat
         assert isinstance(table["kv_dtype"], str) and table["kv_dtype"]
 
 
-# InferenceX's three shapes, and AIConfigurator sample ids of InferenceX's runs (a dump date first, or its config id
-# last: scripts/published_from_aiconfigurator.py, ``INFERENCEX_ROW``)
 INFERENCEX_SHAPES = {(1024, 1024), (1024, 8192), (8192, 1024)}
-INFERENCEX_ID = re.compile(r"^\d{4}_\d{2}_\d{2}_|_cfg\d+$")
+
+
+@cache
+def inferencex_row():
+    """The AIConfigurator importer's rule for a sample id of InferenceX's runs (``INFERENCEX_ROW``)."""
+    script = Path(__file__).resolve().parents[2] / "scripts" / "published_from_aiconfigurator.py"
+    spec = importlib.util.spec_from_file_location("published_from_aiconfigurator", script)
+    importer = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(importer)
+    return importer.INFERENCEX_ROW
 
 
 def test_tables_of_inferencex_runs_say_how_far_its_benchmark_spread_request_lengths():
@@ -137,7 +145,7 @@ def test_tables_of_inferencex_runs_say_how_far_its_benchmark_spread_request_leng
         table, stated = load(path), spread[path.name]
         ids = [point.get("source_id", "") for point in table["points"]]
         inferencex = path.name.startswith("ix-") or (
-            path.name.startswith("aic-") and all(INFERENCEX_ID.search(i) for i in ids))  # fmt: skip
+            path.name.startswith("aic-") and all(inferencex_row().search(i) for i in ids))  # fmt: skip
         assert stated == (0.1111 if inferencex else None), path.name
         if stated:
             assert (table["input_len"], table["output_len"]) in INFERENCEX_SHAPES, path.name
