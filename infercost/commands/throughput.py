@@ -86,10 +86,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if args.offline is not None and not 1 <= args.offline <= MAX_OFFLINE_REQUESTS:
         raise InputError("offline", f"must be a whole number of requests from 1 to {MAX_OFFLINE_REQUESTS:,}, "
                                     f"got {args.offline}")  # fmt: skip
-    if not 0 <= args.cached_prompt_fraction < 1:
-        raise InputError("cached_prompt_fraction", f"must be from 0 to under 1, got {args.cached_prompt_fraction}")
-    if args.length_spread is not None and not 0 <= args.length_spread < 1:
-        raise InputError("length_spread", f"must be from 0 to under 1, got {args.length_spread}")
+    for field_name in ("cached_prompt_fraction", "length_spread"):  # shares: 0 up to, not including, the whole
+        share = getattr(args, field_name)
+        if share is not None and not 0 <= share < 1:
+            raise InputError(field_name, f"must be from 0 to under 1, got {share}")
     load = Load(concurrencies or None, rates, args.offline, args.cached_prompt_fraction, args.length_spread)
     layout = Layout(args.tensor_parallel, *(1 if value is None else value  # 0 is a value, refused, not the default
                                             for value in (args.expert_parallel, args.data_parallel)))

@@ -313,6 +313,11 @@ def _scaled(point: Prediction, level: float, factor: float) -> Prediction:
                    output_throughput=point.output_throughput * factor)
 
 
+def _under_load(setup: Setup, load: Load, notes: list[str]) -> Setup:
+    """The setup serving the load's requests: its cached prompt share and its request lengths, each noted."""
+    return _spread(_cached(setup, load, notes), load, notes)
+
+
 def _spread(setup: Setup, load: Load, notes: list[str]) -> Setup:
     """The setup under the load's request lengths (``Load.length_spread``), and a note where they are not all alike."""
     spread = setup.length_spread if load.length_spread is None else load.length_spread
@@ -481,7 +486,7 @@ def predict_profile(profile: ThroughputProfile, input_len: int, output_len: int,
     if transfer == "shape":
         notes[0] += " and the other tables of the same setup"
     notes.extend(misfit_notes(profile) + prompt_scaling_notes(profile, setup, input_len))
-    setup = _spread(_cached(setup, load, notes), load, notes)
+    setup = _under_load(setup, load, notes)
     return PredictedProfile("fitted", profile.id, profile.model, profile.hardware, profile.gpus_per_replica,
                             setup.dtype, input_len, output_len,
                             _levels(setup, calibration, input_len, output_len, levels, load), transfer,
@@ -813,9 +818,9 @@ def predict_roofline(
             under = f" under {engine}" if elsewhere is not None else ""
             notes.append(f"release {release} named, but no table of this model{under} is bundled to take it from")
     ranks = layout.data_parallel if engines == 1 else 1  # attention DP simulated as one engine: its ranks' batches
-    setup = _spread(_cached(replace(setup, expert_parallel=layout.expert_parallel, attention_data_parallel=ranks,
-                                    kv_dtype=kv_dtype or setup.kv_dtype, length_spread=DEFAULT_LENGTH_SPREAD),
-                            load, notes), load, notes)  # fmt: skip
+    setup = _under_load(replace(setup, expert_parallel=layout.expert_parallel, attention_data_parallel=ranks,
+                                kv_dtype=kv_dtype or setup.kv_dtype, length_spread=DEFAULT_LENGTH_SPREAD),
+                        load, notes)  # fmt: skip
     notes.extend(setup_notes)
     if engines > 1:
         notes.append(f"{engines} data-parallel engines of {hardware.gpus} GPUs, each serving its share of the load")
