@@ -68,10 +68,10 @@ PRIOR = np.array([0.3, 1 / 0.8, 1 / 0.5, 1 / 0.5, 0.01, 2.0, 1.0, 1.0])
 # measured. Held-out MoE throughput p90 from other GPUs went 85.7% -> 62.2% (TensorRT-LLM) and 53.7% -> 39.2% (vLLM),
 # TPOT 63.8% -> 50.2% and 51.8% -> 36.5%; TTFT did not move. A one-point setup is still ambiguous, the other way: one
 # SGLang 0.5.6 table at 64 users now puts its overhead on the step and over-predicts TPOT at 4 users 2x (SGLang MoE
-# throughput between releases, p90 43.1% -> 52.3%). A request's own latency is the median of the 118 of those setups
-# whose prompt lengths vary, the only ones that tell it from prefill (59 ms; none while InferenceX's runs were
-# simulated in step, their waves' queue standing for it; see ``MEASURED_UNITS``).
-MOE_PRIOR = np.array([5.782, 0.9481, 1.631, 2.695, 0.0, 59.49, 1.0, 1.0])
+# throughput between releases, p90 43.1% -> 52.3%). A request's own latency is the median of the 114 of those setups
+# whose prompt lengths vary at few users, the only ones that tell it from prefill (``identify_request``; 57 ms;
+# none while InferenceX's runs were simulated in step, their waves' queue standing for it; see ``MEASURED_UNITS``).
+MOE_PRIOR = np.array([5.782, 0.9481, 1.618, 2.695, 0.0, 57.34, 1.0, 1.0])
 # No engine reads the KV cache faster than the datasheet's bandwidth or computes faster than its peak: those two
 # coefficients (× roofline time) stay at 1 or more. Without the floor, a setup with one table (70B FP8 on two H100s)
 # put prefill at 11x peak compute and made up the TTFT in its correction, and every GPU it was carried to went wrong
@@ -125,8 +125,9 @@ TTFT_RAISE_SHARE = 0.5
 # TensorRT-LLM, 21.3% -> 23.2% on vLLM; Blackwell's MoE share of the peak (``engine.MOE_COMPUTE_SHARE``) took back
 # part of it (39.7% and 22.4%).
 MEASURED_UNITS = [FEATURES.index(name) for name in ("step_overhead_ms", "sequence_ms", "request_ms")]
-# Except a request's fixed latency where every point has one prompt length: such points cannot tell it from the
-# prompt's prefill (both are a TTFT's part that does not grow with users), and a fit free to choose put 100-200 ms
+# Except a request's fixed latency where every point has one prompt length (or its several only at many users:
+# ``identify_request``): such points cannot tell it from the prompt's prefill (both are a TTFT's part that does not
+# grow with users), and a fit free to choose put 100-200 ms
 # of what was prefill there (GLM-5 on 8x B200 under SGLang: 101 ms a request and compute at its floor from its
 # 1,024-token table, none and 1.4x from its 8,192-token one), which carried whole to other prompt lengths: the
 # held-out MoE TTFT one prompt length up came out a median 14-21% low, one down 3-23% high. There it is held to its
@@ -238,13 +239,15 @@ class Calibration:
     ttft_correction: NDArray | None = None  # on _load_terms: log(measured / simulated) mean TTFT
     notes: list[str] = field(default_factory=list)
     ttft_users: tuple[float, float] | None = None  # the fewest and most users the correction was fitted on
+    length_spread: float = 0.0  # how the fitted points' request lengths were simulated (``Setup.length_spread``)
 
     def to_json(self) -> dict[str, object]:
         return {"coefficients": self.as_dict(), "points": self.points, "p95_ttft_noise": self.p95_ttft_noise,
                 "p95_tpot_noise": self.p95_tpot_noise,
                 "engine": None if self.engine is None else asdict(self.engine),
                 "ttft_correction": None if self.ttft_correction is None else self.ttft_correction.tolist(),
-                "ttft_users": None if self.ttft_users is None else list(self.ttft_users)}  # fmt: skip
+                "ttft_users": None if self.ttft_users is None else list(self.ttft_users),
+                "length_spread": self.length_spread}  # fmt: skip
 
     @classmethod
     def from_json(cls, document: dict[str, Any]) -> Calibration:
@@ -256,7 +259,21 @@ class Calibration:
                    float(document.get("p95_ttft_noise", 0.0)), float(document.get("p95_tpot_noise", 0.0)),
                    None if engine is None else EngineConfig(**engine),
                    None if correction is None else np.array(correction),
-                   ttft_users=None if users is None else (float(users[0]), float(users[1])))  # fmt: skip
+                   ttft_users=None if users is None else (float(users[0]), float(users[1])),
+                   length_spread=float(document.get("length_spread", 0.0)))  # fmt: skip
+
+    def at_spread(self, length_spread: float) -> Calibration:
+        """The calibration for a setup whose requests' lengths spread so. Where that is not how its points were
+        simulated, its TTFT correction is carried at its fewest users only: its users terms measured how the
+        measured engine's queue of prompts grew against a simulated one that arrived as the points' benchmark sent
+        them (in step, or drifting apart), and the other arrivals queue their own way. NIM's Llama-3.3-70B sweep
+        (genai-perf, fixed lengths, users in step) is simulated at 5 users as a wave of prompts at 365 ms, where 547
+        was measured; carried whole to users out of step (a roofline setup's ``DEFAULT_LENGTH_SPREAD``), the
+        correction that had lowered the wave lowered one prompt alone to 110 ms, and a roofline setup on one H100
+        answered a TTFT that fell from 220 ms at one user to 89 at four."""
+        if self.ttft_users is None or abs(length_spread - self.length_spread) < 1e-9:
+            return self
+        return replace(self, ttft_users=(self.ttft_users[0], self.ttft_users[0]))
 
     def under_another_engine(self) -> Calibration:
         """The fitted step costs, scheduled by the setup's own engine preset, without the TTFT correction: that
@@ -347,7 +364,8 @@ def fit(setup: Setup, observations: Sequence[Observation], priors: NDArray | Non
     noise = _tail_noise(traces, observations, coefficients, correction)
     users = [o.concurrency for o in observations if o.mean_ttft_ms]
     return Calibration(coefficients, len(observations), *noise, engine=chosen.engine, ttft_correction=correction,
-                       ttft_users=(min(users), max(users)) if users else None)  # fmt: skip
+                       ttft_users=(min(users), max(users)) if users else None,
+                       length_spread=setup.length_spread)  # fmt: skip
 
 
 def _load_terms(concurrency: float, input_len: float) -> NDArray:
@@ -365,6 +383,7 @@ PROMPT = 2  # the prompt length's term in ``_load_terms``
 # 0.4.2 on 8x MI300X, 0.4.3 on 8x H200 under attention DP, vLLM 0.7.4 on 8x H200), whose 3,200- and 3,274-token
 # tables differ by 2%: from that their fits put 1-3 s on every request and TTFT slopes of -0.4 to -1.6 on the prompt.
 PROMPT_SPAN = 2.0
+FEW_USERS = 16  # a load at which prompts hardly queue (``identify_request``)
 
 
 def _ttft_correction(traces: Sequence[Trace], observations: Sequence[Observation], coefficients: NDArray,
@@ -416,6 +435,15 @@ def prompts_vary(observations: Sequence[Observation]) -> bool:
     return max(lengths) >= PROMPT_SPAN * min(lengths)
 
 
+def identify_request(observations: Sequence[Observation]) -> bool:
+    """Whether the points tell a request's fixed latency from its prefill: prompt lengths that span ``PROMPT_SPAN``
+    among the points at ``FEW_USERS`` or fewer. At many users a queue of prompts is a part of TTFT that does not grow
+    with users either: DeepSeek-R1 under TensorRT-LLM on 8x H200 with attention DP8, measured at 64 to 256 users,
+    fitted 3.5 s a request, and predicted 2.8 s for 4 users of the same GPUs without it (494 ms measured)."""
+    few = [o for o in observations if o.concurrency <= FEW_USERS]
+    return bool(few) and prompts_vary(few)
+
+
 def with_prompt_scaling(setup: Setup, measured: tuple[float, float] | None) -> Setup:
     """The setup with a MoE model's own TTFT growth with the prompt under its engine, where one was measured on its
     other setups whose prompt lengths vary (``validation.prompt_scaling``: a request's fixed latency and the TTFT
@@ -433,7 +461,7 @@ def _solve(traces: Sequence[Trace], observations: Sequence[Observation], priors:
     """Non-negative least squares on relative errors, with the priors as weak extra rows: each relative to its own
     value, or (``measured_units``, a MoE setup's additive times and compute: see ``MEASURED_UNITS``) to the median
     effect a unit of the coefficient has on the measured figures (on the TTFTs, for compute), the request latency
-    only where the prompt lengths vary."""
+    only where the points identify it (``identify_request``)."""
     from scipy.optimize import lsq_linear  # 1.2 s to import: only a fit pays it, not every page that prices a bill
 
     design, target, ttft_rows = [], [], []
@@ -448,7 +476,8 @@ def _solve(traces: Sequence[Trace], observations: Sequence[Observation], priors:
     scale = 1.0 / np.maximum(prior, 1e-12)  # a MoE prior may be 0 (no cost per sequence): scaled below
     if measured_units:
         effects = np.abs(np.array(design))
-        units = MEASURED_UNITS if prompts_vary(observations) else [unit for unit in MEASURED_UNITS if unit != REQUEST]
+        identified = identify_request(observations)
+        units = MEASURED_UNITS if identified else [unit for unit in MEASURED_UNITS if unit != REQUEST]
         scale[units] = np.maximum(np.median(effects, axis=0)[units], 1e-12)
         if any(ttft_rows):  # compute, in the units of the TTFTs (see ``MEASURED_UNITS``)
             scale[COMPUTE] = max(np.median(effects[ttft_rows, COMPUTE]) / TTFT_WEIGHT, 1e-12)
@@ -543,6 +572,7 @@ def _summary(trace: Trace, calibration: Calibration, load: str, level: float, in
 def predict_concurrency(setup: Setup, calibration: Calibration, concurrency: int, input_len: int,
                         output_len: int) -> Prediction:  # fmt: skip
     """A closed loop of ``concurrency`` users; throughput by Little's law over the latencies."""
+    calibration = calibration.at_spread(setup.length_spread)
     trace = _closed_loop(calibration.applied_to(setup), calibration.coefficients, concurrency, input_len, output_len)
     return _summary(trace, calibration, "concurrency", concurrency, input_len, output_len)
 

@@ -139,7 +139,7 @@ class EngineConfig:
     # compute (x roofline) and each request's own latency outside the steps, the medians of the engine's MoE setups
     # whose points identify them (``validation.moe_coefficients``, per engine, the latency over those of several
     # prompt lengths; None: ``calibrate.MOE_PRIOR``'s, the median over every engine). The engines part: SGLang 3.9x
-    # and 169 ms, TensorRT-LLM 2.2x and 100 ms, vLLM 2.7x and 32 ms (compute in the units of
+    # and 169 ms, TensorRT-LLM 2.2x and 100 ms, vLLM 2.7x and 31 ms (compute in the units of
     # ``MOE_COMPUTE_GPU_EXPONENT``). They were 2.0x and 8 ms, 1.5x and 29 ms, 1.2x and none while InferenceX's tables
     # were simulated as if their users stayed in step (``engine.request_lengths``): the waves of prompts that
     # prefilled together stood for time that each request now pays alone.
@@ -209,11 +209,11 @@ ENGINE_PRESETS: dict[str, EngineConfig] = {
     # leaving one shape out, dense throughput / TPOT median 11.5% / 15.9% -> 8.2% / 9.1%, MoE 9.1% / 10.9% ->
     # 8.4% / 9.3% (dense TTFT from one table went the other way, 32% -> 43%).
     # How its TTFT grows with the prompt beyond the steps (setups of several prompt lengths: dense 21, -0.219,
-    # quartiles -0.26 and 0.15; MoE 42, -0.021, quartiles -0.05 and 0.02; NIM's 12: -0.023). The dense slope was
+    # quartiles -0.26 and 0.15; MoE 42, -0.029, quartiles -0.09 and 0.01; NIM's 12: -0.023). The dense slope was
     # +0.16 while InferenceX's Llama-3.1-70B runs were simulated in step: their waves' queue had been read as
     # prefill that grows with the prompt.
     "tensorrt-llm": replace(NIM_ENGINE, max_batch=2048, max_batched_tokens=8192, ttft_prompt_slope=-0.219,
-                            moe_ttft_prompt_slope=-0.022, moe_compute_prior=2.23, moe_request_ms_prior=99.9,
+                            moe_ttft_prompt_slope=-0.029, moe_compute_prior=2.23, moe_request_ms_prior=99.9,
                             mixed_steps_fixed=True),
     # vLLM V1's server: max_num_seqs 1024 and max_num_batched_tokens 8192 on a GPU of 70 GiB or more other than an
     # A100, 256 and 2048 on the others (EngineArgs.get_batch_defaults, vllm-project/vllm at 99d7eb5,
@@ -226,7 +226,7 @@ ENGINE_PRESETS: dict[str, EngineConfig] = {
     "vllm": EngineConfig(max_batch=1024, max_batched_tokens=8192, chunked_prefill=True, reserve_full_kv=False,
                          prefix_caching=True, small_gpu_batch=256, small_gpu_batched_tokens=2048,
                          ttft_prompt_slope=0.002, moe_ttft_prompt_slope=0.002, moe_compute_prior=2.67,
-                         moe_request_ms_prior=31.8, dense_compute_prior=2.09, window_cache=0.0,
+                         moe_request_ms_prior=31.2, dense_compute_prior=2.09, window_cache=0.0,
                          mixed_steps_fixed=True),
     # SGLang: chunked_prefill_size 8192 on GPUs under 160 GB (H100, H200), 16384 on larger ones (B200, MI300X), and
     # no running-request cap but the memory pool's (max_running_requests unset: at least 2048 request slots); in

@@ -40,6 +40,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from infercost.performance.calibrate import (
+    FEW_USERS,
     FITTED,
     MOE_PRIOR,
     PRIOR,
@@ -48,6 +49,7 @@ from infercost.performance.calibrate import (
     Observation,
     Setup,
     fit,
+    identify_request,
     predict_concurrency,
     predict_offline,
     prompts_vary,
@@ -194,11 +196,11 @@ def model_engine(table: Table) -> tuple[str, str]:
 
 def prompt_scalings(groups: Mapping[tuple[str, ...], Sequence[Table]],
                     calibrate: Callable[[Sequence[Table]], Calibration] = fit_tables) -> Scalings:  # fmt: skip
-    """The prompt scaling of each MoE setup whose prompt lengths vary (``calibrate`` fits it on all its tables), by
-    model and engine."""
+    """The prompt scaling of each MoE setup whose points tell its request latency from its prefill
+    (``calibrate.identify_request``; ``calibrate`` fits it on all its tables), by model and engine."""
     found: Scalings = defaultdict(list)
     for group, members in groups.items():
-        if members[0].setup.shape.num_experts and prompts_vary(points_of(members)):
+        if members[0].setup.shape.num_experts and identify_request(points_of(members)):
             calibration = calibrate(members)
             correction = calibration.ttft_correction
             found[model_engine(members[0])].append(PromptScaling(
@@ -299,7 +301,7 @@ class IdentifyingFit:
     setup: Setup
     coefficients: NDArray
     family: str = ""  # the model's architecture family (``models.BundledModel.family``): DeepSeek-R1's and V3's one
-    prompts_vary: bool = False  # its points have several prompt lengths, so its request latency is identified too
+    prompts_vary: bool = False  # its request latency is identified too (``calibrate.identify_request``)
 
 
 def identifying_fits(tables: Sequence[Table], moe: bool) -> list[IdentifyingFit]:
@@ -315,7 +317,7 @@ def identifying_fits(tables: Sequence[Table], moe: bool) -> list[IdentifyingFit]
                 and levels[-1] >= IDENTIFYING_SPAN * levels[0]):
             coefficients = fit_tables(members, priors=PRIOR).coefficients
             fits.append(IdentifyingFit(engine_preset(group[1])[0], members[0].setup, coefficients, model_family(group),
-                                       prompts_vary(points)))  # fmt: skip
+                                       identify_request(points)))  # fmt: skip
     return fits
 
 
@@ -480,7 +482,7 @@ def source_rank(source: Placement, target: Placement, observations: Sequence[Obs
     levels = {o.concurrency for o in observations}
     return (misfit, _attention_dp(source[2]) != _attention_dp(target[2]), source[0].lower() != target[0].lower(),
             len(levels) < 2, source[2] != target[2], abs(math.log2(source[1] / target[1])),
-            not any(c <= 16 for c in levels), -len(observations))
+            not any(c <= FEW_USERS for c in levels), -len(observations))
 
 
 def _attention_dp(layout: tuple[str, ...]) -> bool:

@@ -519,6 +519,32 @@ def test_prompt_lengths_two_percent_apart_cannot_tell_a_requests_latency_from_it
     assert ttft[8192] > 2 * ttft[1024]
 
 
+def test_a_request_latency_is_told_from_prefill_only_by_prompt_lengths_measured_at_few_users() -> None:
+    """DeepSeek-R1 under TensorRT-LLM 1.1 on 8x H200 with attention DP8 was measured at 1,024- and 8,192-token prompts,
+    but only at 64 to 256 users: its queue of prompts, a part of TTFT that does not grow with users either, was
+    fitted as 3.5 s on every request, and the same GPUs without attention DP were predicted a 2.8 s TTFT at 4 users
+    where 494 ms was measured. Lengths that vary among points at ``FEW_USERS`` or fewer tell it
+    (``calibrate.identify_request``); these do not, and hold the latency near the engine's prior."""
+    from infercost.performance.calibrate import FEW_USERS, identify_request
+    from infercost.performance.engine import REQUEST
+    from infercost.performance.profiles import held_out_profiles, validation_tables
+    from infercost.performance.validation import fit_tables, group_tables, points_of
+
+    few = [Observation(4, n, 1024, 1.0, 100.0, 10.0) for n in (1024, 8192)]
+    many = [Observation(FEW_USERS * 4, n, 1024, 1.0, 100.0, 10.0) for n in (1024, 8192)]
+    assert identify_request(few) and identify_request(few + many) and not identify_request(many)
+    groups = group_tables(validation_tables([p for p in held_out_profiles() if p.closed_loop]))
+    release = "tensorrt-llm 1.1.0rc2.post2"
+    source = groups["deepseek-r1", release, "H200", "8", "fp8", "dp8 ep8"]
+    assert not identify_request(points_of(source))
+    calibration = fit_tables(source)
+    assert calibration.coefficients[REQUEST] < 2 * ENGINE_PRESETS["tensorrt-llm"].moe_request_ms_prior
+    target = groups["deepseek-r1", release, "H200", "8", "fp8", "ep8"][0]
+    measured = next(o for o in target.observations if o.concurrency == 4)
+    predicted = predict_concurrency(target.setup, calibration, 4, measured.input_len, measured.output_len)
+    assert 0.5 < predicted.mean_ttft_ms / measured.mean_ttft_ms < 1.5
+
+
 def test_each_engines_moe_compute_and_request_priors_are_its_setups_median_fit() -> None:
     """``EngineConfig.moe_compute_prior`` and ``moe_request_ms_prior`` are what ``validation.moe_coefficients``
     measured per engine in the stored harness run (rerun ``python -m bench.held_out_accuracy --write`` and update

@@ -3,6 +3,7 @@ and a prompt share found in the prefix cache."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -123,6 +124,33 @@ def test_request_lengths_spread_as_a_benchmark_drew_them_are_the_loads_and_said(
     told = predict_source(table, 1024, 1024, Load([16], length_spread=0.0))
     assert own.length_spread == pytest.approx(0.1111) and told.length_spread == 0
     assert own.points[0].mean_ttft_ms != told.points[0].mean_ttft_ms
+
+
+def test_a_ttft_correction_fitted_on_users_in_step_is_carried_to_users_out_of_step_at_its_fewest_users() -> None:
+    """NIM's Llama-3.3-70B sweep was measured with every request alike (genai-perf), its users in step: its TTFT
+    correction lowers the simulated waves of prompts. A roofline setup's requests spread (``DEFAULT_LENGTH_SPREAD``)
+    and arrive one by one; the lowering carried to them made TTFT fall as users came (220, 177, 89, 72 ms at 1, 2,
+    4 and 8 users on one H100). Told to send every request alike, the setup takes the correction whole."""
+    from dataclasses import replace
+
+    from infercost.performance.calibrate import Calibration
+    from infercost.performance.predict import calibrate_profile
+    from infercost.performance.profiles import bundled_profiles
+
+    levels = [1, 2, 4, 8, 16]
+    spread = predict_roofline("llama-3.1-70b", "H100 SXM", 1, "fp8", 2000, 300, Load(levels))
+    ttft = [point.mean_ttft_ms for point in spread.points]
+    assert [point.level for point in spread.points] == levels
+    assert all(later >= 0.95 * earlier for earlier, later in itertools.pairwise(ttft)), ttft
+    assert ttft[2] > 1.2 * ttft[0]
+    reference = next(p for p in bundled_profiles()
+                     if p.id == "published:nim-1.8.0-llama-3.3-70b-instruct-2xh100-fp8-5000in-500out")
+    _, calibration, _, _ = calibrate_profile(reference)
+    assert calibration.length_spread == 0 and calibration.at_spread(0.0) is calibration
+    carried = calibration.at_spread(1 / 9)
+    assert carried.ttft_users == (calibration.ttft_users[0],) * 2 and calibration.ttft_users[1] > 100
+    stored = Calibration.from_json(replace(calibration, length_spread=1 / 9).to_json())  # a stored run keeps it
+    assert stored.length_spread == 1 / 9 and stored.ttft_users == calibration.ttft_users
 
 
 def test_an_engine_without_a_prefix_cache_prefills_the_whole_prompt_and_says_so() -> None:
