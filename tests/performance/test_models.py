@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
@@ -155,27 +158,44 @@ def test_throughput_roofline_works_for_a_bundled_dense_model(dtype):
     assert all(p["output_throughput"] > 0 for p in payload["points"])
 
 
-def test_throughput_answers_for_every_bundled_architecture_where_it_fits():
-    """Issue 22: MoE, MLA, windowed and hybrid models are predicted too, on the fewest B200s that hold them (in FP8
-    where the checkpoint's 16 bits fit on no eight: GLM-5's 744B, served from its FP8 copy)."""
-    from infercost.errors import InputError
+def _on_fewest_b200s(levels: list[int], input_len: int, output_len: int, dtype: str = ""
+                     ) -> Iterator[tuple[str, Any]]:  # fmt: skip
+    """Every bundled model predicted on the fewest B200s that hold it (in FP8 where the checkpoint's 16 bits fit on
+    no eight: GLM-5's 744B, served from its FP8 copy), at these levels; in ``dtype`` where given and eight hold it."""
     from infercost.performance.models import bundled_models
     from infercost.performance.predict import Load, predict_roofline
 
     for name, model in bundled_models().items():
         arch = model.architecture()
-        dtype = arch.default_dtype if arch.weight_bytes() < 8 * 179e9 else "fp8"
+        weights = next(each for each in (dtype, arch.default_dtype, "fp8")
+                       if each and arch.weight_bytes(each) < 8 * 179e9)  # fmt: skip
         for gpus in (1, 2, 4, 8):
             try:
-                predicted = predict_roofline(name, "B200", gpus, dtype, 1000, 200, Load([1, 8]))
+                yield name, predict_roofline(name, "B200", gpus, weights, input_len, output_len, Load(levels))
             except InputError as error:
                 assert error.field in ("gpus", "tensor_parallel"), (name, gpus, error)
                 continue
-            assert [p.level for p in predicted.points] == [1, 8], name
-            assert all(p.output_throughput > 0 and p.mean_tpot_ms > 0 for p in predicted.points), name
             break
         else:
             pytest.fail(f"{name} fits on no B200 count up to 8")
+
+
+def test_throughput_answers_for_every_bundled_architecture_where_it_fits():
+    """Issue 22: MoE, MLA, windowed and hybrid models are predicted too."""
+    for name, predicted in _on_fewest_b200s([1, 8], 1000, 200):
+        assert [p.level for p in predicted.points] == [1, 8], name
+        assert all(p.output_throughput > 0 and p.mean_tpot_ms > 0 for p in predicted.points), name
+
+
+def test_every_bundled_models_ttft_and_throughput_grow_with_users():
+    """More users never wait less for a first token or serve fewer tokens (within the simulation's jitter). A
+    calibration whose TTFT correction lowered NIM's waves of prompts, carried to users out of step, made Llama-3.1-70B's
+    TTFT fall from 101 ms at one user to 41 at four on a B200 in FP8 (``Calibration.at_spread``)."""
+    for name, predicted in _on_fewest_b200s([1, 2, 4, 8, 16, 32, 64], 2000, 300, dtype="fp8"):
+        ttft = [p.mean_ttft_ms for p in predicted.points]
+        served = [p.output_throughput for p in predicted.points]
+        assert all(later >= 0.8 * earlier for earlier, later in itertools.pairwise(ttft)), (name, ttft)
+        assert all(later >= 0.95 * earlier for earlier, later in itertools.pairwise(served)), (name, served)
 
 
 @pytest.mark.parametrize("dtype", ["int4", "int8", "mxfp4"])
