@@ -240,6 +240,7 @@ class Calibration:
     notes: list[str] = field(default_factory=list)
     ttft_users: tuple[float, float] | None = None  # the fewest and most users the correction was fitted on
     length_spread: float = 0.0  # how the fitted points' request lengths were simulated (``Setup.length_spread``)
+    ttft_held_users: float | None = None  # the most users of the correction's points whose KV cache held them all
 
     def to_json(self) -> dict[str, object]:
         return {"coefficients": self.as_dict(), "points": self.points, "p95_ttft_noise": self.p95_ttft_noise,
@@ -247,7 +248,7 @@ class Calibration:
                 "engine": None if self.engine is None else asdict(self.engine),
                 "ttft_correction": None if self.ttft_correction is None else self.ttft_correction.tolist(),
                 "ttft_users": None if self.ttft_users is None else list(self.ttft_users),
-                "length_spread": self.length_spread}  # fmt: skip
+                "length_spread": self.length_spread, "ttft_held_users": self.ttft_held_users}  # fmt: skip
 
     @classmethod
     def from_json(cls, document: dict[str, Any]) -> Calibration:
@@ -260,7 +261,8 @@ class Calibration:
                    None if engine is None else EngineConfig(**engine),
                    None if correction is None else np.array(correction),
                    ttft_users=None if users is None else (float(users[0]), float(users[1])),
-                   length_spread=float(document.get("length_spread", 0.0)))  # fmt: skip
+                   length_spread=float(document.get("length_spread", 0.0)),
+                   ttft_held_users=document.get("ttft_held_users"))  # fmt: skip
 
     def at_spread(self, length_spread: float) -> Calibration:
         """The calibration for a setup whose requests' lengths spread so. Where that is not how its points were
@@ -274,6 +276,17 @@ class Calibration:
         if self.ttft_users is None or abs(length_spread - self.length_spread) < 1e-9:
             return self
         return replace(self, ttft_users=(self.ttft_users[0], self.ttft_users[0]))
+
+    def within_capacity(self, queued: bool) -> Calibration:
+        """The calibration for a load whose KV cache holds every user (``queued`` False): its TTFT correction carried
+        no further than the most users its own cache held. Beyond them the correction measured how the source's queue
+        for cache space was missed, which a setup with room for them does not have: DeepSeek-R1 under SGLang 0.5.9 on
+        4x B200 in FP8 queues 32 users of 9,216 tokens, its correction lowers that queue to a factor 0.51, and carried
+        to 8x B200, where 32 users fit, it predicted 150 ms where 642 ms was measured."""
+        held = self.ttft_held_users
+        if queued or self.ttft_users is None or held is None or held >= self.ttft_users[1]:
+            return self
+        return replace(self, ttft_users=(self.ttft_users[0], self.ttft_held_users))
 
     def under_another_engine(self) -> Calibration:
         """The fitted step costs, scheduled by the setup's own engine preset, without the TTFT correction: that
@@ -363,9 +376,11 @@ def fit(setup: Setup, observations: Sequence[Observation], priors: NDArray | Non
     correction = _ttft_correction(traces, observations, coefficients, slope)
     noise = _tail_noise(traces, observations, coefficients, correction)
     users = [o.concurrency for o in observations if o.mean_ttft_ms]
+    held = [o.concurrency for o in observations
+            if o.mean_ttft_ms and o.concurrency <= full_batch(chosen, o.input_len, o.output_len)]  # fmt: skip
     return Calibration(coefficients, len(observations), *noise, engine=chosen.engine, ttft_correction=correction,
                        ttft_users=(min(users), max(users)) if users else None,
-                       length_spread=setup.length_spread)  # fmt: skip
+                       length_spread=setup.length_spread, ttft_held_users=max(held) if held else None)  # fmt: skip
 
 
 def _load_terms(concurrency: float, input_len: float) -> NDArray:
@@ -572,7 +587,8 @@ def _summary(trace: Trace, calibration: Calibration, load: str, level: float, in
 def predict_concurrency(setup: Setup, calibration: Calibration, concurrency: int, input_len: int,
                         output_len: int) -> Prediction:  # fmt: skip
     """A closed loop of ``concurrency`` users; throughput by Little's law over the latencies."""
-    calibration = calibration.at_spread(setup.length_spread)
+    queued = concurrency > full_batch(calibration.applied_to(setup), input_len, output_len)
+    calibration = calibration.at_spread(setup.length_spread).within_capacity(queued)
     trace = _closed_loop(calibration.applied_to(setup), calibration.coefficients, concurrency, input_len, output_len)
     return _summary(trace, calibration, "concurrency", concurrency, input_len, output_len)
 

@@ -545,6 +545,32 @@ def test_a_request_latency_is_told_from_prefill_only_by_prompt_lengths_measured_
     assert 0.5 < predicted.mean_ttft_ms / measured.mean_ttft_ms < 1.5
 
 
+def test_a_ttft_correction_is_carried_no_further_than_the_users_its_own_kv_cache_held() -> None:
+    """DeepSeek-R1 under SGLang 0.5.9 on 4x B200 in FP8 holds 16 users of 9,216 tokens in its KV cache and queues
+    32: its TTFT correction lowers that simulated queue (a factor 0.51 at 32 users). Carried to 8x B200, where 32
+    users fit, the lowering had predicted 150 ms at 32 users of 1,024-token prompts where 642 ms was measured.
+    A load its target's cache holds now takes the correction no further than 16 users
+    (``Calibration.within_capacity``); a load that queues, the setup's own included, takes it whole."""
+    from infercost.performance.calibrate import full_batch
+    from infercost.performance.profiles import held_out_profiles, validation_tables
+    from infercost.performance.validation import fit_tables, group_tables
+
+    groups = group_tables(validation_tables([p for p in held_out_profiles() if p.closed_loop]))
+    source = groups["deepseek-r1", "sglang 0.5.9", "B200", "4", "fp8"]
+    calibration = fit_tables(source)
+    assert calibration.ttft_users == (4, 32) and calibration.ttft_held_users == 16
+    assert calibration.within_capacity(queued=True) is calibration
+    own = source[0].setup
+    assert full_batch(calibration.applied_to(own), 8192, 1024) < 32
+    alone = predict_concurrency(own, calibration, 32, 8192, 1024).mean_ttft_ms
+    assert alone == pytest.approx(predict_concurrency(own, replace(calibration, ttft_held_users=None), 32, 8192,
+                                                      1024).mean_ttft_ms)  # fmt: skip
+    target = next(t for t in groups["deepseek-r1", "sglang 0.5.9", "B200", "8", "fp8"] if t.shape == (1024, 1024))
+    measured = next(o for o in target.observations if o.concurrency == 32)
+    predicted = predict_concurrency(target.setup, calibration, 32, 1024, 1024).mean_ttft_ms
+    assert 0.4 < predicted / measured.mean_ttft_ms < 1.5
+
+
 def test_each_engines_moe_compute_and_request_priors_are_its_setups_median_fit() -> None:
     """``EngineConfig.moe_compute_prior`` and ``moe_request_ms_prior`` are what ``validation.moe_coefficients``
     measured per engine in the stored harness run (rerun ``python -m bench.held_out_accuracy --write`` and update
