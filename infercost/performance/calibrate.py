@@ -254,6 +254,7 @@ class Calibration:
     def from_json(cls, document: dict[str, Any]) -> Calibration:
         engine = document.get("engine")
         correction, users = document.get("ttft_correction"), document.get("ttft_users")
+        held = document.get("ttft_held_users")
         coefficients = document["coefficients"]
         return cls(np.array([coefficients.get(name, fixed) for name, fixed in zip(FEATURES, PRIOR, strict=True)]),
                    int(document["points"]),
@@ -262,7 +263,7 @@ class Calibration:
                    None if correction is None else np.array(correction),
                    ttft_users=None if users is None else (float(users[0]), float(users[1])),
                    length_spread=float(document.get("length_spread", 0.0)),
-                   ttft_held_users=document.get("ttft_held_users"))  # fmt: skip
+                   ttft_held_users=None if held is None else float(held))  # fmt: skip
 
     def at_spread(self, length_spread: float) -> Calibration:
         """The calibration for a setup whose requests' lengths spread so. Where that is not how its points were
@@ -275,7 +276,7 @@ class Calibration:
         answered a TTFT that fell from 220 ms at one user to 89 at four."""
         if self.ttft_users is None or abs(length_spread - self.length_spread) < 1e-9:
             return self
-        return replace(self, ttft_users=(self.ttft_users[0], self.ttft_users[0]))
+        return self._correction_up_to(self.ttft_users[0])
 
     def within_capacity(self, queued: bool) -> Calibration:
         """The calibration for a load whose KV cache holds every user (``queued`` False): its TTFT correction carried
@@ -283,10 +284,15 @@ class Calibration:
         for cache space was missed, which a setup with room for them does not have: DeepSeek-R1 under SGLang 0.5.9 on
         4x B200 in FP8 queues 32 users of 9,216 tokens, its correction lowers that queue to a factor 0.51, and carried
         to 8x B200, where 32 users fit, it predicted 150 ms where 642 ms was measured."""
-        held = self.ttft_held_users
-        if queued or self.ttft_users is None or held is None or held >= self.ttft_users[1]:
+        if queued or self.ttft_users is None or self.ttft_held_users is None:
             return self
-        return replace(self, ttft_users=(self.ttft_users[0], self.ttft_held_users))
+        return self._correction_up_to(self.ttft_held_users)
+
+    def _correction_up_to(self, users: float) -> Calibration:
+        """The TTFT correction carried no further than ``users`` (its users terms held at the nearest fitted)."""
+        assert self.ttft_users is not None
+        fewest, most = self.ttft_users
+        return self if users >= most else replace(self, ttft_users=(fewest, max(fewest, users)))
 
     def under_another_engine(self) -> Calibration:
         """The fitted step costs, scheduled by the setup's own engine preset, without the TTFT correction: that
@@ -587,9 +593,10 @@ def _summary(trace: Trace, calibration: Calibration, load: str, level: float, in
 def predict_concurrency(setup: Setup, calibration: Calibration, concurrency: int, input_len: int,
                         output_len: int) -> Prediction:  # fmt: skip
     """A closed loop of ``concurrency`` users; throughput by Little's law over the latencies."""
-    queued = concurrency > full_batch(calibration.applied_to(setup), input_len, output_len)
-    calibration = calibration.at_spread(setup.length_spread).within_capacity(queued)
-    trace = _closed_loop(calibration.applied_to(setup), calibration.coefficients, concurrency, input_len, output_len)
+    run = calibration.applied_to(setup)  # the spread and capacity below move the correction, not the engine
+    calibration = calibration.at_spread(setup.length_spread).within_capacity(
+        concurrency > full_batch(run, input_len, output_len))
+    trace = _closed_loop(run, calibration.coefficients, concurrency, input_len, output_len)
     return _summary(trace, calibration, "concurrency", concurrency, input_len, output_len)
 
 
