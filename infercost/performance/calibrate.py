@@ -283,9 +283,14 @@ class Calibration:
         no further than the most users its own cache held. Beyond them the correction measured how the source's queue
         for cache space was missed, which a setup with room for them does not have: DeepSeek-R1 under SGLang 0.5.9 on
         4x B200 in FP8 queues 32 users of 9,216 tokens, its correction lowers that queue to a factor 0.51, and carried
-        to 8x B200, where 32 users fit, it predicted 150 ms where 642 ms was measured."""
+        to 8x B200, where 32 users fit, it predicted 150 ms where 642 ms was measured. A source that held none of
+        its points (``ttft_held_users`` 0) measured nothing but a queue, and a load that fits takes none of it:
+        DeepSeek-R1's one point on 32 GB200s, 2,150 users behind a batch of 2,048, lowered to 4x B200 at 64 users
+        predicted 1.9 ms where 459 ms was measured."""
         if queued or self.ttft_users is None or self.ttft_held_users is None:
             return self
+        if self.ttft_held_users < self.ttft_users[0]:
+            return replace(self, ttft_correction=None, ttft_users=None)
         return self._correction_up_to(self.ttft_held_users)
 
     def _correction_up_to(self, users: float) -> Calibration:
@@ -385,8 +390,8 @@ def fit(setup: Setup, observations: Sequence[Observation], priors: NDArray | Non
     held = [o.concurrency for o in observations
             if o.mean_ttft_ms and o.concurrency <= full_batch(chosen, o.input_len, o.output_len)]  # fmt: skip
     return Calibration(coefficients, len(observations), *noise, engine=chosen.engine, ttft_correction=correction,
-                       ttft_users=(min(users), max(users)) if users else None,
-                       length_spread=setup.length_spread, ttft_held_users=max(held) if held else None)  # fmt: skip
+                       ttft_users=(min(users), max(users)) if users else None, length_spread=setup.length_spread,
+                       ttft_held_users=max(held, default=0.0) if users else None)  # fmt: skip
 
 
 def _load_terms(concurrency: float, input_len: float) -> NDArray:

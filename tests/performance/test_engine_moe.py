@@ -571,6 +571,33 @@ def test_a_ttft_correction_is_carried_no_further_than_the_users_its_own_kv_cache
     assert 0.4 < predicted / measured.mean_ttft_ms < 1.5
 
 
+def test_a_ttft_correction_from_a_source_whose_cache_held_none_of_its_points_is_not_carried_to_loads_that_fit() -> None:
+    """AIConfigurator's DeepSeek-R1 table on 32 GB200s under TensorRT-LLM is one point, 2,150 users queued behind a
+    batch of 2,048: its TTFT correction lowers that simulated queue twentyfold. Carried to 4x B200 at 64 users, whose
+    batch holds them all, it predicted a TTFT of 1.9 ms where 459 ms was measured. A source that held none of its
+    points measured only a queue (``ttft_held_users`` 0), so a load that fits takes none of its correction; the
+    source's own queued point is unchanged."""
+    from infercost.performance.calibrate import full_batch
+    from infercost.performance.profiles import held_out_profiles, validation_tables
+    from infercost.performance.validation import fit_tables, group_tables
+
+    groups = group_tables(validation_tables([p for p in held_out_profiles() if p.closed_loop]))
+    release = "tensorrt-llm unnamed@aiconfigurator"
+    source = groups["deepseek-r1", release, "GB200", "32", "nvfp4"]
+    calibration = fit_tables(source)
+    assert calibration.ttft_users == (2150, 2150) and calibration.ttft_held_users == 0
+    assert calibration.within_capacity(queued=False).ttft_correction is None
+    own = source[0].observations[0]
+    assert predict_concurrency(source[0].setup, calibration, own.concurrency, own.input_len,
+                               own.output_len).mean_ttft_ms == pytest.approx(own.mean_ttft_ms, rel=0.01)  # fmt: skip
+    target = next(t for t in groups["deepseek-r1", release, "B200", "4", "nvfp4"] if t.shape == (1024, 1024))
+    measured = next(o for o in target.observations if o.concurrency == 64)
+    assert full_batch(calibration.applied_to(target.setup), 1024, 1024) > 64
+    predicted = predict_concurrency(target.setup, calibration, 64, 1024, 1024).mean_ttft_ms
+    carried = predict_concurrency(target.setup, replace(calibration, ttft_held_users=None), 64, 1024, 1024)
+    assert predicted > 10 * carried.mean_ttft_ms and predicted / measured.mean_ttft_ms > 0.05
+
+
 def test_each_engines_moe_compute_and_request_priors_are_its_setups_median_fit() -> None:
     """``EngineConfig.moe_compute_prior`` and ``moe_request_ms_prior`` are what ``validation.moe_coefficients``
     measured per engine in the stored harness run (rerun ``python -m bench.held_out_accuracy --write`` and update
