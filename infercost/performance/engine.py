@@ -181,6 +181,10 @@ class EngineConfig:
         """This batch cap and step budget on every GPU (what a build that sets them explicitly runs with)."""
         return replace(self, large_gpu_batched_tokens=0, small_gpu_batch=0, small_gpu_batched_tokens=0)
 
+    def compute_prior(self, moe: bool) -> float | None:
+        """This engine's own compute prior for a MoE or a dense model (None: it has none and takes the pooled one)."""
+        return self.moe_compute_prior if moe else self.dense_compute_prior
+
     def prompt_slope(self, moe: bool) -> float:
         """The TTFT correction's prompt-length slope for a calibration that cannot fit its own."""
         return self.moe_ttft_prompt_slope if moe else self.ttft_prompt_slope

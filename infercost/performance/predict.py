@@ -46,6 +46,7 @@ from infercost.performance.calibrate import (
     with_prompt_scaling,
 )
 from infercost.performance.engine import (
+    COMPUTE,
     ENGINE_PRESETS,
     NIM_ENGINE,
     RELEASE_PATTERN,
@@ -788,14 +789,18 @@ def predict_roofline(
                          f"{reference.engine}" + ("" if reference.engine_version else ", a release its source "
                                                   "leaves unnamed"))  # fmt: skip
         if engine not in (None, measured_on):  # another engine's scheduler over this engine's fitted step costs
-            calibration = calibration.under_another_engine()
+            moved = calibration.under_another_engine(ENGINE_PRESETS[engine], bool(reference_setup.shape.num_experts))
+            speed = moved.coefficients[COMPUTE] / calibration.coefficients[COMPUTE]
+            calibration = moved
             error = compounded(error, held_out_error(reference_setup.shape.kind, engine, "engine"))  # after the GPUs'
             basis = (f"its error compounds the {transfer} transfer's and the held-out tables' move between engines "
                      "(the same weights and GPUs under another engine)" if error else
                      "the error of moving between engines is not measured")  # fmt: skip
             transfer = "engine"
             notes.append(f"measured on {measured_on}, scheduled as {engine} (its preset: step budget, chunked "
-                         f"prefill, KV reservation); {basis}")
+                         "prefill, KV reservation" + (f"; compute {speed:.2f}x as long, as the engines' MoE compute "
+                                                      "priors differ" if abs(speed - 1) > 1e-9 else "")
+                         + f"); {basis}")  # fmt: skip
         setup = setup_for(model, hardware, dtype, ENGINE_PRESETS[engine] if engine else reference_setup.engine, shape)
     else:
         setup = setup_for(model, hardware, dtype, ENGINE_PRESETS[engine or "vllm"], shape)

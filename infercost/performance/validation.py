@@ -438,7 +438,8 @@ def engine_transfer(tables: Sequence[Table], errors_for: Callable[[str], Errors]
                 continue
             calibration = calibrations(source_group, target_group)
             if transfer == "engine":
-                calibration = calibration.under_another_engine()
+                calibration = calibration.under_another_engine(targets[0].setup.engine,
+                                                               bool(targets[0].setup.shape.num_experts))
             for table in targets:
                 _score(errors_for(engine), (transfer,), table.setup, calibration, table)
 

@@ -12,6 +12,7 @@ import pytest
 from infercost.performance.calibrate import PRIOR, Calibration, Observation, fit, predict_concurrency, predict_rate
 from infercost.performance.engine import (
     COMMUNICATION,
+    COMPUTE,
     ENGINE_PRESETS,
     NIM_ENGINE,
     REQUEST,
@@ -261,9 +262,28 @@ def test_a_calibration_under_another_engine_keeps_its_step_costs_only(setup):
     TTFT correction stay with the engine they were measured on."""
     fitted = Calibration(THETA, 3, engine=replace(setup.engine, mixed_steps=False),
                          ttft_correction=np.array([0.5, 0.1, 0.0, 0.0]))  # fmt: skip
-    moved = fitted.under_another_engine()
+    moved = fitted.under_another_engine(ENGINE_PRESETS["sglang"], moe=False)
     assert moved.engine is None and moved.ttft_correction is None
     assert (moved.coefficients == THETA).all() and moved.points == 3
+
+
+def test_a_moe_calibration_under_another_engine_computes_at_that_engines_speed():
+    """Engines run a MoE model's kernels at their own speed (their compute priors: each the median fit of its
+    setups): a vLLM fit moved to TensorRT-LLM computes 2.23 / 2.67 as long, the rest of its step costs kept. Where
+    either engine has no compute prior of its own for the model's kind (NIM; a dense model under SGLang) the compute
+    stays as fitted. The ratio is what the setups measured on both engines say: their fits' compute, paired on the
+    same weights and GPUs, 0.81x from vLLM to TensorRT-LLM and 0.51-0.52x from SGLang to either."""
+    vllm, trtllm, sglang = (ENGINE_PRESETS[name] for name in ("vllm", "tensorrt-llm", "sglang"))
+    fitted = Calibration(THETA, 3, engine=vllm)
+    moved = fitted.under_another_engine(trtllm, moe=True)
+    assert moved.coefficients[COMPUTE] == pytest.approx(THETA[COMPUTE] * trtllm.moe_compute_prior
+                                                        / vllm.moe_compute_prior)  # fmt: skip
+    assert trtllm.moe_compute_prior < vllm.moe_compute_prior < sglang.moe_compute_prior
+    others = np.arange(len(THETA)) != COMPUTE
+    assert (moved.coefficients[others] == THETA[others]).all() and (fitted.coefficients == THETA).all()
+    assert (fitted.under_another_engine(sglang, moe=False).coefficients == THETA).all()
+    assert (Calibration(THETA, 3, engine=NIM_ENGINE).under_another_engine(vllm, moe=True).coefficients
+            == THETA).all()  # fmt: skip
 
 
 def test_a_held_out_shape_is_held_out_with_its_repeat_runs():

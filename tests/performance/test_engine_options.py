@@ -203,6 +203,23 @@ def test_a_moe_model_measured_under_another_engine_only_is_predicted_from_the_as
     assert moved.points[0].output_throughput != kept.points[0].output_throughput
 
 
+def test_a_moe_model_moved_to_another_engine_computes_at_its_speed_and_says_so() -> None:
+    """GLM-5's bundled tables are all SGLang's; asked under TensorRT-LLM (whose MoE priors lose to another engine's
+    calibration), SGLang's fitted step costs are rescheduled, their compute at TensorRT-LLM's speed (the engines'
+    MoE compute priors: 2.2x the roofline against 3.9x), and the answer says by how much. A dense model's compute
+    stays as fitted."""
+    from infercost.performance.engine import ENGINE_PRESETS
+
+    glm = ("glm-5", "B200", 8, "fp8")
+    moved = predict_roofline(*glm, 1024, 1024, Load([16]), engine="tensorrt-llm")
+    assert moved.engine == "tensorrt-llm" and moved.transfer == "engine"
+    speed = ENGINE_PRESETS["tensorrt-llm"].moe_compute_prior / ENGINE_PRESETS["sglang"].moe_compute_prior
+    assert any("measured on sglang, scheduled as tensorrt-llm" in note and f"compute {speed:.2f}x as long" in note
+               for note in moved.notes)  # fmt: skip
+    dense = predict_roofline("llama-3.1-70b", "H200", 4, "fp8", 1024, 1024, Load([16]), engine="sglang")
+    assert dense.transfer == "engine" and not any("compute" in note and "as long" in note for note in dense.notes)
+
+
 def test_the_text_answer_of_an_engine_transfer_says_its_compounded_error() -> None:
     """A compounded error has quantiles, not a median |error|: the text answer crashed on it (KeyError
     'median_abs') where the JSON was fine."""
