@@ -289,15 +289,16 @@ class Calibration:
         predicted 1.9 ms where 459 ms was measured."""
         if queued or self.ttft_users is None or self.ttft_held_users is None:
             return self
-        if self.ttft_held_users < self.ttft_users[0]:
-            return replace(self, ttft_correction=None, ttft_users=None)
         return self._correction_up_to(self.ttft_held_users)
 
     def _correction_up_to(self, users: float) -> Calibration:
-        """The TTFT correction carried no further than ``users`` (its users terms held at the nearest fitted)."""
+        """The TTFT correction carried no further than ``users`` (its users terms held at the nearest fitted), and
+        not at all below its fewest: none of its points was that near."""
         assert self.ttft_users is not None
         fewest, most = self.ttft_users
-        return self if users >= most else replace(self, ttft_users=(fewest, max(fewest, users)))
+        if users < fewest:
+            return replace(self, ttft_correction=None, ttft_users=None)
+        return self if users >= most else replace(self, ttft_users=(fewest, users))
 
     def under_another_engine(self, engine: EngineConfig, moe: bool) -> Calibration:
         """The fitted step costs, scheduled by ``engine`` (the setup's own preset), without the TTFT correction: that
