@@ -125,6 +125,7 @@ TTFT_RAISE_SHARE = 0.5
 # TensorRT-LLM, 21.3% -> 23.2% on vLLM; Blackwell's MoE share of the peak (``engine.MOE_COMPUTE_SHARE``) took back
 # part of it (39.7% and 22.4%).
 MEASURED_UNITS = [FEATURES.index(name) for name in ("step_overhead_ms", "sequence_ms", "request_ms")]
+STEP = FEATURES.index("step_overhead_ms")
 # Except a request's fixed latency where every point has one prompt length (or its several only at many users:
 # ``identify_request``): such points cannot tell it from the prompt's prefill (both are a TTFT's part that does not
 # grow with users), and a fit free to choose put 100-200 ms
@@ -482,6 +483,17 @@ def identify_request(observations: Sequence[Observation]) -> bool:
     return bool(few) and prompts_vary(few)
 
 
+def identify_step(observations: Sequence[Observation]) -> bool:
+    """Whether the points tell a MoE step's fixed cost from its per-token costs: a point at ``FEW_USERS`` or fewer
+    users, where a decode step is mostly that cost. Without one the fit takes its prior instead. Fitted in the units
+    of figures measured at many users, where it is a small share of each, it went to whatever the rest left over:
+    DeepSeek-R1 under TensorRT-LLM 1.2 on 8x B200 with attention DP8, measured at 128 users and more, fitted none,
+    and moved to the same GPUs without attention DP it decoded 4 users at 1.7 ms a token where 10.3 ms was measured
+    (7.5 ms with the prior). 2 of the 144 setups whose fits give the priors (``validation.moe_coefficients``) have no
+    such point and their medians did not move."""
+    return any(o.concurrency <= FEW_USERS for o in observations)
+
+
 def with_prompt_scaling(setup: Setup, measured: tuple[float, float] | None) -> Setup:
     """The setup with a MoE model's own TTFT growth with the prompt under its engine, where one was measured on its
     other setups whose prompt lengths vary (``validation.prompt_scaling``: a request's fixed latency and the TTFT
@@ -512,17 +524,20 @@ def _solve(traces: Sequence[Trace], observations: Sequence[Observation], priors:
     weight = PRIOR_WEIGHT * math.sqrt(len(design))
     measured = len(design)
     scale = 1.0 / np.maximum(prior, 1e-12)  # a MoE prior may be 0 (no cost per sequence): scaled below
+    lower, upper = floor[FITTED].copy(), np.full(len(prior), np.inf)
     if measured_units:
         effects = np.abs(np.array(design))
         identified = identify_request(observations)
         units = MEASURED_UNITS if identified else [unit for unit in MEASURED_UNITS if unit != REQUEST]
         scale[units] = np.maximum(np.median(effects, axis=0)[units], 1e-12)
+        if not identify_step(observations):  # not fitted: its prior (``identify_step``)
+            lower[STEP], upper[STEP] = prior[STEP], np.nextafter(prior[STEP], np.inf)
         if any(ttft_rows):  # compute, in the units of the TTFTs (see ``MEASURED_UNITS``)
             scale[COMPUTE] = max(np.median(effects[ttft_rows, COMPUTE]) / TTFT_WEIGHT, 1e-12)
     design.extend(weight * np.diag(scale))
     target.extend(weight * scale * prior)
     design_matrix, target_vector = np.array(design), np.array(target)
-    fitted = lsq_linear(design_matrix, target_vector, bounds=(floor[FITTED], np.inf)).x
+    fitted = lsq_linear(design_matrix, target_vector, bounds=(lower, upper)).x
     residuals = design_matrix[:measured] @ fitted - target_vector[:measured]
     return np.append(fitted, [1.0, 1.0]), float(residuals @ residuals)
 

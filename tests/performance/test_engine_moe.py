@@ -545,6 +545,31 @@ def test_a_request_latency_is_told_from_prefill_only_by_prompt_lengths_measured_
     assert 0.5 < predicted.mean_ttft_ms / measured.mean_ttft_ms < 1.5
 
 
+def test_a_step_overhead_is_fitted_only_where_points_at_few_users_measure_it() -> None:
+    """DeepSeek-R1 under TensorRT-LLM 1.2 on 8x B200 in FP8 with attention DP8 was measured only at 128 and more
+    users, where a decode step's fixed cost is a small share of it: the fit put none there, and the same GPUs
+    without attention DP were predicted to decode 4 users at 1.7 ms a token where 10.3 ms was measured. A point at
+    ``FEW_USERS`` or fewer tells that cost (``calibrate.identify_step``); without one it is not fitted but taken
+    from the prior."""
+    from infercost.performance.calibrate import FEW_USERS, MOE_PRIOR, STEP, identify_step
+    from infercost.performance.profiles import held_out_profiles, validation_tables
+    from infercost.performance.validation import fit_tables, group_tables, points_of
+
+    few = [Observation(FEW_USERS, 1024, 1024, 1.0, 100.0, 10.0)]
+    many = [Observation(FEW_USERS * 4, 1024, 1024, 1.0, 100.0, 10.0)]
+    assert identify_step(few) and identify_step(few + many) and not identify_step(many)
+    groups = group_tables(validation_tables([p for p in held_out_profiles() if p.closed_loop]))
+    release = "tensorrt-llm 1.2.0rc6.post2"
+    source = groups["deepseek-r1", release, "B200", "8", "fp8", "dp8 ep8"]
+    assert not identify_step(points_of(source))
+    calibration = fit_tables(source)
+    assert calibration.coefficients[STEP] == pytest.approx(MOE_PRIOR[STEP])
+    target = groups["deepseek-r1", release, "B200", "8", "fp8"][0]
+    measured = next(o for o in target.observations if o.concurrency == 4)
+    predicted = predict_concurrency(target.setup, calibration, 4, measured.input_len, measured.output_len)
+    assert 0.6 < predicted.mean_tpot_ms / measured.mean_tpot_ms < 1.4
+
+
 def test_a_ttft_correction_is_carried_no_further_than_the_users_its_own_kv_cache_held() -> None:
     """DeepSeek-R1 under SGLang 0.5.9 on 4x B200 in FP8 holds 16 users of 9,216 tokens in its KV cache and queues
     32: its TTFT correction lowers that simulated queue (a factor 0.51 at 32 users). Carried to 8x B200, where 32
