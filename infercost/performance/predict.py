@@ -99,7 +99,7 @@ from infercost.performance.validation import (
 from infercost.pricing import GpuSpec, gpu_spec
 
 DEFAULT_CONCURRENCIES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
-ENGINE_MODEL_VERSION = 25  # bump when the simulation or the fit changes, so stored calibrations are refitted
+ENGINE_MODEL_VERSION = 26  # bump when the simulation or the fit changes, so stored calibrations are refitted
 ROOFLINE_SOURCE = re.compile(r"^roofline:(?P<model>[^@]+)@(?P<gpus>\d+)x(?P<gpu>[^:]+)(?::(?P<dtype>[\w.]+))?$")
 
 
@@ -830,10 +830,13 @@ def predict_roofline(
     if engines > 1:
         notes.append(f"{engines} data-parallel engines of {hardware.gpus} GPUs, each serving its share of the load")
     elif layout.data_parallel > 1:
+        wait = setup.engine.balance_wait_steps
         notes.append(f"attention data parallel over {layout.data_parallel} ranks beside experts over "
                      f"{layout.expert_parallel} GPUs: simulated as one engine over all {gpus} GPUs, "
                      + ("each rank with its own batch and step budget" if setup.engine.budget_per_rank
-                        else "the server's batch and step budget shared among the ranks"))  # fmt: skip
+                        else "the server's batch and step budget shared among the ranks")
+                     + (f"; a prompt waits up to {wait} steps for every rank to have one, and all are prefilled "
+                        "together (TensorRT-LLM's attention DP balance)" if wait else ""))  # fmt: skip
     config = calibration.applied_to(setup).config
     capacity = config.kv_capacity_tokens
     sequence_tokens = input_len + output_len + held_extra_tokens(setup.cost, config, input_len + output_len)

@@ -821,6 +821,32 @@ def test_under_attention_data_parallelism_a_prompt_alone_waits_for_its_own_rank(
     assert 0 < experts < one[compute]
 
 
+def test_tensorrt_llms_attention_dp_balance_holds_prompts_until_every_rank_has_one() -> None:
+    """TensorRT-LLM's attention DP balance (``enable_balance`` with ``timeout_iters`` 60, as InferenceX and NVIDIA's
+    DeepSeek recipes run it): while every rank decodes, a prompt waits until every rank has one, and all are
+    prefilled in one step. DeepSeek-R1 on 8 B200s under DP8 at 64 users of 8,192-token prompts then stalls decoding
+    once for eight prompts rather than eight times: a TPOT of 43 ms against 90 without the wait, and a longer TTFT
+    (4.8 s against 2.9). At 4 users some rank has nothing to decode and nothing waits. vLLM and SGLang do not wait."""
+    from infercost.performance.calibrate import MOE_PRIOR
+    from infercost.performance.engine import simulate_closed_loop
+
+    trt = ENGINE_PRESETS["tensorrt-llm"]
+    assert trt.balance_wait_steps == 60
+    assert not ENGINE_PRESETS["vllm"].balance_wait_steps and not ENGINE_PRESETS["sglang"].balance_wait_steps
+    balanced = setup_for("deepseek-ai/DeepSeek-R1", engine_hardware("B200", 8, "fp8"), "fp8", trt)
+    balanced = replace(balanced, expert_parallel=8, attention_data_parallel=8)
+    unbalanced = replace(balanced, engine=replace(trt, balance_wait_steps=0))
+
+    def means(setup: Setup, users: int, prompt: int) -> tuple[float, float]:
+        trace = simulate_closed_loop(setup.cost, setup.config, MOE_PRIOR, concurrency=users, input_len=prompt,
+                                     output_len=1024, length_spread=1 / 9)  # fmt: skip
+        return float(trace.mean(trace.ttft) @ MOE_PRIOR), float(trace.mean(trace.tpot) @ MOE_PRIOR)
+
+    (ttft, tpot), (ttft_alone, tpot_alone) = means(balanced, 64, 8192), means(unbalanced, 64, 8192)
+    assert tpot < 0.6 * tpot_alone and ttft > 1.3 * ttft_alone
+    assert means(balanced, 4, 1024) == pytest.approx(means(unbalanced, 4, 1024))
+
+
 def test_a_ttft_correction_is_not_carried_past_the_users_it_was_fitted_on() -> None:
     """DeepSeek-R1 under SGLang 0.5.9, fitted on 4 B200s at 4 to 32 users, predicted 8 B200s at 512 users a mean
     TTFT of 0.5 ms (3.1 s measured): the correction's parabola in log users, carried past its points."""
