@@ -34,6 +34,7 @@ from infercost.performance.engine import (
     COMPUTE,
     FEATURES,
     REQUEST,
+    STEP,
     WAIT,
     WEIGHTS,
     EngineConfig,
@@ -125,7 +126,6 @@ TTFT_RAISE_SHARE = 0.5
 # TensorRT-LLM, 21.3% -> 23.2% on vLLM; Blackwell's MoE share of the peak (``engine.MOE_COMPUTE_SHARE``) took back
 # part of it (39.7% and 22.4%).
 MEASURED_UNITS = [FEATURES.index(name) for name in ("step_overhead_ms", "sequence_ms", "request_ms")]
-STEP = FEATURES.index("step_overhead_ms")
 # Except a request's fixed latency where every point has one prompt length (or its several only at many users:
 # ``identify_request``): such points cannot tell it from the prompt's prefill (both are a TTFT's part that does not
 # grow with users), and a fit free to choose put 100-200 ms

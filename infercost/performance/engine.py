@@ -42,6 +42,7 @@ FEATURES = ("step_overhead_ms", "weights_ms", "kv_cache_ms", "compute_ms", "sequ
 # A request's own fixed latency outside the engine's steps (the server's HTTP front end, tokenizing the prompt,
 # detokenizing and sending the first chunk): one unit in every TTFT and end-to-end latency, fitted like a step cost.
 REQUEST = FEATURES.index("request_ms")
+STEP = FEATURES.index("step_overhead_ms")
 WEIGHTS = FEATURES.index("weights_ms")
 COMPUTE = FEATURES.index("compute_ms")
 # Time that is not fitted (coefficient 1): tensor-parallel all-reduces at the interconnect's datasheet rate, which
