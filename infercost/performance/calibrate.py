@@ -484,13 +484,13 @@ def identify_request(observations: Sequence[Observation]) -> bool:
 
 
 def identify_step(observations: Sequence[Observation]) -> bool:
-    """Whether the points tell a MoE step's fixed cost from its per-token costs: a point at ``FEW_USERS`` or fewer
-    users, where a decode step is mostly that cost. Without one the fit takes its prior instead. Fitted in the units
-    of figures measured at many users, where it is a small share of each, it went to whatever the rest left over:
-    DeepSeek-R1 under TensorRT-LLM 1.2 on 8x B200 with attention DP8, measured at 128 users and more, fitted none,
-    and moved to the same GPUs without attention DP it decoded 4 users at 1.7 ms a token where 10.3 ms was measured
-    (7.5 ms with the prior). 2 of the 144 setups whose fits give the priors (``validation.moe_coefficients``) have no
-    such point and their medians did not move."""
+    """Whether the points tell a step's fixed cost from its per-token costs: a point at ``FEW_USERS`` or fewer users,
+    where a decode step is mostly that cost (``validation.source_rank`` prefers such a source). Without one a MoE
+    fit takes its prior instead. Fitted in the units of figures measured at many users, where it is a small share
+    of each, it went to whatever the rest left over: DeepSeek-R1 under TensorRT-LLM 1.2 on 8x B200 with attention
+    DP8, measured at 128 users and more, fitted none, and moved to the same GPUs without attention DP it decoded 4
+    users at 1.7 ms a token where 10.3 ms was measured (7.5 ms with the prior). 2 of the 144 setups whose fits give
+    the priors (``validation.moe_coefficients``) have no such point and their medians did not move."""
     return any(o.concurrency <= FEW_USERS for o in observations)
 
 

@@ -40,7 +40,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from infercost.performance.calibrate import (
-    FEW_USERS,
     FITTED,
     MOE_PRIOR,
     PRIOR,
@@ -50,6 +49,7 @@ from infercost.performance.calibrate import (
     Setup,
     fit,
     identify_request,
+    identify_step,
     predict_concurrency,
     predict_offline,
     prompts_vary,
@@ -483,7 +483,7 @@ def source_rank(source: Placement, target: Placement, observations: Sequence[Obs
     levels = {o.concurrency for o in observations}
     return (misfit, _attention_dp(source[2]) != _attention_dp(target[2]), source[0].lower() != target[0].lower(),
             len(levels) < 2, source[2] != target[2], abs(math.log2(source[1] / target[1])),
-            not any(c <= FEW_USERS for c in levels), -len(observations))
+            not identify_step(observations), -len(observations))
 
 
 def _attention_dp(layout: tuple[str, ...]) -> bool:
