@@ -5,9 +5,23 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from infercost.performance.calibrate import Calibration, Observation, Setup, fit, predict_concurrency
+from infercost.performance.calibrate import Calibration, Observation, Prediction, Setup, fit, predict_concurrency
 from infercost.performance.engine import ENGINE_PRESETS, FEATURES, WEIGHTS, kv_capacity_tokens
-from infercost.performance.profiles import engine_hardware, find_profile, layout_tag, setup_for
+from infercost.performance.profiles import Table, engine_hardware, find_profile, layout_tag, setup_for
+
+
+def _held_out_groups() -> dict[tuple[str, ...], list[Table]]:
+    """The bundled held-out closed-loop tables, grouped by setup (``validation.group_tables``)."""
+    from infercost.performance.profiles import held_out_profiles, validation_tables
+    from infercost.performance.validation import group_tables
+
+    return group_tables(validation_tables([p for p in held_out_profiles() if p.closed_loop]))
+
+
+def _measured_and_predicted(table: Table, calibration: Calibration, users: int) -> tuple[Observation, Prediction]:
+    """A table's point at ``users`` and what the calibration predicts for it."""
+    measured = next(o for o in table.observations if o.concurrency == users)
+    return measured, predict_concurrency(table.setup, calibration, users, measured.input_len, measured.output_len)
 
 
 @pytest.fixture(scope="module")
@@ -504,12 +518,11 @@ def test_prompt_lengths_two_percent_apart_cannot_tell_a_requests_latency_from_it
     from infercost.performance.calibrate import PROMPT, prompts_vary
     from infercost.performance.engine import REQUEST
     from infercost.performance.predict import Load, predict_roofline
-    from infercost.performance.profiles import held_out_profiles, validation_tables
-    from infercost.performance.validation import fit_tables, group_tables
+    from infercost.performance.validation import fit_tables
 
     assert not prompts_vary([Observation(4, n, 800, 1.0, 100.0, 10.0) for n in (3200, 3275)])
     assert prompts_vary([Observation(4, n, 800, 1.0, 100.0, 10.0) for n in (1024, 8192)])
-    groups = group_tables(validation_tables([p for p in held_out_profiles() if p.closed_loop]))
+    groups = _held_out_groups()
     calibration = fit_tables(groups["deepseek-r1", "sglang 0.4.2.post4", "MI300X", "8", "fp8"])
     sglang = ENGINE_PRESETS["sglang"]
     assert calibration.coefficients[REQUEST] < 3 * sglang.moe_request_ms_prior
@@ -527,21 +540,19 @@ def test_a_request_latency_is_told_from_prefill_only_by_prompt_lengths_measured_
     (``calibrate.identify_request``); these do not, and hold the latency near the engine's prior."""
     from infercost.performance.calibrate import FEW_USERS, identify_request
     from infercost.performance.engine import REQUEST
-    from infercost.performance.profiles import held_out_profiles, validation_tables
-    from infercost.performance.validation import fit_tables, group_tables, points_of
+    from infercost.performance.validation import fit_tables, points_of
 
     few = [Observation(4, n, 1024, 1.0, 100.0, 10.0) for n in (1024, 8192)]
     many = [Observation(FEW_USERS * 4, n, 1024, 1.0, 100.0, 10.0) for n in (1024, 8192)]
     assert identify_request(few) and identify_request(few + many) and not identify_request(many)
-    groups = group_tables(validation_tables([p for p in held_out_profiles() if p.closed_loop]))
+    groups = _held_out_groups()
     release = "tensorrt-llm 1.1.0rc2.post2"
     source = groups["deepseek-r1", release, "H200", "8", "fp8", "dp8 ep8"]
     assert not identify_request(points_of(source))
     calibration = fit_tables(source)
     assert calibration.coefficients[REQUEST] < 2 * ENGINE_PRESETS["tensorrt-llm"].moe_request_ms_prior
     target = groups["deepseek-r1", release, "H200", "8", "fp8", "ep8"][0]
-    measured = next(o for o in target.observations if o.concurrency == 4)
-    predicted = predict_concurrency(target.setup, calibration, 4, measured.input_len, measured.output_len)
+    measured, predicted = _measured_and_predicted(target, calibration, 4)
     assert 0.5 < predicted.mean_ttft_ms / measured.mean_ttft_ms < 1.5
 
 
@@ -552,21 +563,19 @@ def test_a_step_overhead_is_fitted_only_where_points_at_few_users_measure_it() -
     ``FEW_USERS`` or fewer tells that cost (``calibrate.identify_step``); without one it is not fitted but taken
     from the prior."""
     from infercost.performance.calibrate import FEW_USERS, MOE_PRIOR, STEP, identify_step
-    from infercost.performance.profiles import held_out_profiles, validation_tables
-    from infercost.performance.validation import fit_tables, group_tables, points_of
+    from infercost.performance.validation import fit_tables, points_of
 
     few = [Observation(FEW_USERS, 1024, 1024, 1.0, 100.0, 10.0)]
     many = [Observation(FEW_USERS * 4, 1024, 1024, 1.0, 100.0, 10.0)]
     assert identify_step(few) and identify_step(few + many) and not identify_step(many)
-    groups = group_tables(validation_tables([p for p in held_out_profiles() if p.closed_loop]))
+    groups = _held_out_groups()
     release = "tensorrt-llm 1.2.0rc6.post2"
     source = groups["deepseek-r1", release, "B200", "8", "fp8", "dp8 ep8"]
     assert not identify_step(points_of(source))
     calibration = fit_tables(source)
     assert calibration.coefficients[STEP] == pytest.approx(MOE_PRIOR[STEP])
     target = groups["deepseek-r1", release, "B200", "8", "fp8"][0]
-    measured = next(o for o in target.observations if o.concurrency == 4)
-    predicted = predict_concurrency(target.setup, calibration, 4, measured.input_len, measured.output_len)
+    measured, predicted = _measured_and_predicted(target, calibration, 4)
     assert 0.6 < predicted.mean_tpot_ms / measured.mean_tpot_ms < 1.4
 
 
@@ -577,10 +586,9 @@ def test_a_ttft_correction_is_carried_no_further_than_the_users_its_own_kv_cache
     A load its target's cache holds now takes the correction no further than 16 users
     (``Calibration.within_capacity``); a load that queues, the setup's own included, takes it whole."""
     from infercost.performance.calibrate import full_batch
-    from infercost.performance.profiles import held_out_profiles, validation_tables
-    from infercost.performance.validation import fit_tables, group_tables
+    from infercost.performance.validation import fit_tables
 
-    groups = group_tables(validation_tables([p for p in held_out_profiles() if p.closed_loop]))
+    groups = _held_out_groups()
     source = groups["deepseek-r1", "sglang 0.5.9", "B200", "4", "fp8"]
     calibration = fit_tables(source)
     assert calibration.ttft_users == (4, 32) and calibration.ttft_held_users == 16
@@ -591,9 +599,8 @@ def test_a_ttft_correction_is_carried_no_further_than_the_users_its_own_kv_cache
     assert alone == pytest.approx(predict_concurrency(own, replace(calibration, ttft_held_users=None), 32, 8192,
                                                       1024).mean_ttft_ms)  # fmt: skip
     target = next(t for t in groups["deepseek-r1", "sglang 0.5.9", "B200", "8", "fp8"] if t.shape == (1024, 1024))
-    measured = next(o for o in target.observations if o.concurrency == 32)
-    predicted = predict_concurrency(target.setup, calibration, 32, 1024, 1024).mean_ttft_ms
-    assert 0.4 < predicted / measured.mean_ttft_ms < 1.5
+    measured, predicted = _measured_and_predicted(target, calibration, 32)
+    assert 0.4 < predicted.mean_ttft_ms / measured.mean_ttft_ms < 1.5
 
 
 def test_a_ttft_correction_from_a_source_whose_cache_held_none_of_its_points_is_not_carried_to_loads_that_fit() -> None:
@@ -603,10 +610,9 @@ def test_a_ttft_correction_from_a_source_whose_cache_held_none_of_its_points_is_
     points measured only a queue (``ttft_held_users`` 0), so a load that fits takes none of its correction; the
     source's own queued point is unchanged."""
     from infercost.performance.calibrate import full_batch
-    from infercost.performance.profiles import held_out_profiles, validation_tables
-    from infercost.performance.validation import fit_tables, group_tables
+    from infercost.performance.validation import fit_tables
 
-    groups = group_tables(validation_tables([p for p in held_out_profiles() if p.closed_loop]))
+    groups = _held_out_groups()
     release = "tensorrt-llm unnamed@aiconfigurator"
     source = groups["deepseek-r1", release, "GB200", "32", "nvfp4"]
     calibration = fit_tables(source)
@@ -616,11 +622,10 @@ def test_a_ttft_correction_from_a_source_whose_cache_held_none_of_its_points_is_
     assert predict_concurrency(source[0].setup, calibration, own.concurrency, own.input_len,
                                own.output_len).mean_ttft_ms == pytest.approx(own.mean_ttft_ms, rel=0.01)  # fmt: skip
     target = next(t for t in groups["deepseek-r1", release, "B200", "4", "nvfp4"] if t.shape == (1024, 1024))
-    measured = next(o for o in target.observations if o.concurrency == 64)
     assert full_batch(calibration.applied_to(target.setup), 1024, 1024) > 64
-    predicted = predict_concurrency(target.setup, calibration, 64, 1024, 1024).mean_ttft_ms
-    carried = predict_concurrency(target.setup, replace(calibration, ttft_held_users=None), 64, 1024, 1024)
-    assert predicted > 10 * carried.mean_ttft_ms and predicted / measured.mean_ttft_ms > 0.05
+    measured, predicted = _measured_and_predicted(target, calibration, 64)
+    _, carried = _measured_and_predicted(target, replace(calibration, ttft_held_users=None), 64)
+    assert predicted.mean_ttft_ms > 10 * carried.mean_ttft_ms and predicted.mean_ttft_ms / measured.mean_ttft_ms > 0.05
 
 
 def test_each_engines_moe_compute_and_request_priors_are_its_setups_median_fit() -> None:
