@@ -29,7 +29,7 @@ import re
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from functools import cache
+from functools import cache, lru_cache, partial
 from statistics import NormalDist
 
 import numpy as np
@@ -44,6 +44,7 @@ FEATURES = ("step_overhead_ms", "weights_ms", "kv_cache_ms", "compute_ms", "sequ
 REQUEST = FEATURES.index("request_ms")
 STEP = FEATURES.index("step_overhead_ms")
 WEIGHTS = FEATURES.index("weights_ms")
+KV_CACHE = FEATURES.index("kv_cache_ms")
 COMPUTE = FEATURES.index("compute_ms")
 # Time that is not fitted (coefficient 1): tensor-parallel all-reduces at the interconnect's datasheet rate, which
 # the points of one setup cannot tell from compute, and time outside the engine's steps (client delay, idle engine).
@@ -371,7 +372,13 @@ class StepCost:
 
     def prefill(self, tokens: float, past_tokens: float) -> NDArray:
         """Extra features of ``tokens`` prompt tokens after ``past_tokens`` already cached, in a step that is
-        already paying its overhead and weight reads (its extra expert reads: ``step_experts``)."""
+        already paying its overhead and weight reads (its extra expert reads: ``step``)."""
+        kv_ms, compute_ms, communication_ms = self._prefill_ms(tokens, past_tokens)
+        return np.array([0.0, 0.0, kv_ms, compute_ms, 0.0, 0.0, communication_ms, 0.0])
+
+    def _prefill_ms(self, tokens: float, past_tokens: float) -> tuple[float, float, float]:
+        """``prefill``'s KV-cache, compute and communication features, as numbers: a step sums its chunks' without
+        an array for each."""
         attended = tokens * (past_tokens + (tokens + 1) / 2)
         kv_bytes = self.kv_bytes_per_token * (past_tokens + tokens) + self.state_bytes_per_sequence
         flops = self.flops_per_token * tokens + self.attention_flops_per_token_pair * attended
@@ -385,8 +392,7 @@ class StepCost:
             kv_bytes += self.window_kv_bytes_per_token * min(past_tokens + tokens, self.window)
             flops += self.window_attention_flops_per_token_pair * tokens * min(past_tokens + (tokens + 1) / 2,
                                                                                 self.window)  # fmt: skip
-        return np.array([0.0, 0.0, kv_bytes / self.bandwidth_bytes_per_ms, flops / self.flops_per_ms, 0.0, 0.0,
-                         self.allreduce_ms_per_token * tokens, 0.0])  # fmt: skip
+        return kv_bytes / self.bandwidth_bytes_per_ms, flops / self.flops_per_ms, self.allreduce_ms_per_token * tokens
 
     def rank_prefill(self, chunks: list[tuple[int, int, int]]) -> NDArray:
         """Extra features of a step's prompt chunks (rank, tokens, past tokens). Under attention data parallelism a
@@ -399,7 +405,10 @@ class StepCost:
         features = np.zeros(len(FEATURES))
         if self.attention_ranks == 1:  # one rank: nothing to wait for (the hot path of most simulations)
             for _, tokens, past in chunks:
-                features += self.prefill(tokens, past)
+                kv_ms, compute_ms, communication_ms = self._prefill_ms(tokens, past)
+                features[KV_CACHE] += kv_ms
+                features[COMPUTE] += compute_ms
+                features[COMMUNICATION] += communication_ms
             return features
         ranks: dict[int, NDArray] = {}
         for rank, tokens, past in chunks:
@@ -415,16 +424,23 @@ class StepCost:
             features += busiest * self.attention_ranks
         return features
 
-    def step_experts(self, decodes: float, tokens: float) -> NDArray:
-        """The expert reads a step of ``tokens`` tokens adds over those of its ``decodes`` decode tokens alone."""
-        features = np.zeros(len(FEATURES))
-        features[WEIGHTS] = self.expert_weights_ms(tokens) - self.expert_weights_ms(decodes)
+    def step(self, decodes: int, context_tokens: float, chunks: list[tuple[int, int, int]]) -> NDArray:
+        """Features of one step that decodes a token for ``decodes`` sequences holding ``context_tokens`` in all and
+        prefills ``chunks`` (rank, tokens, past tokens): the routed experts read are those all its tokens go to."""
+        tokens = decodes
+        for _, chunk, _ in chunks:  # a step has a chunk or two: a loop is quicker than sum() over a generator
+            tokens += chunk
+        features = self.decode_run(1, decodes, context_tokens, expert_tokens=tokens)
+        features += self.rank_prefill(chunks)
         return features
 
-    def decode_run(self, steps: int, sequences: float, context_tokens: float) -> NDArray:
-        """Features of ``steps`` pure-decode steps in a row; context grows by ``sequences`` tokens a step."""
+    def decode_run(self, steps: int, sequences: float, context_tokens: float,
+                   expert_tokens: float | None = None) -> NDArray:  # fmt: skip
+        """Features of ``steps`` pure-decode steps in a row; context grows by ``sequences`` tokens a step. Each step
+        reads the routed experts of ``expert_tokens`` tokens (its ``sequences`` unless a prompt rides along)."""
         context_sum = steps * context_tokens + sequences * steps * (steps - 1) / 2
-        weights = steps * (self.weights_bytes / self.bandwidth_bytes_per_ms + self.expert_weights_ms(sequences))
+        routed = self.expert_weights_ms(sequences if expert_tokens is None else expert_tokens)
+        weights = steps * (self.weights_bytes / self.bandwidth_bytes_per_ms + routed)
         kv_bytes = self.kv_bytes_per_token * context_sum + self.state_bytes_per_sequence * sequences * steps
         decode_pair = self.decode_attention_flops_per_token_pair or self.attention_flops_per_token_pair
         flops = self.flops_per_token * sequences * steps + decode_pair * context_sum
@@ -669,7 +685,7 @@ def cached_bytes_per_token(shape: ModelShape, kv_dtype: str, window_cache: float
     return (shape.full_kv_values + window_cache * shape.window_kv_values_per_token) * dtype_bytes(kv_dtype)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class _Request:
     arrival: NDArray  # cumulative features when it arrived
     input_len: int
@@ -723,7 +739,7 @@ class Trace:
         return float(np.percentile(values, q, weights=self.weights, method="inverted_cdf"))
 
 
-@dataclass
+@dataclass(slots=True)
 class _Engine:
     """The engine's state, with running totals kept as it changes so that a step costs O(work done in it).
 
@@ -810,11 +826,9 @@ class _Engine:
     def step(self) -> None:
         """One step with prefill work in it (decodes ride along with ``mixed_steps``)."""
         decodes = len(self.decoding) if self.config.mixed_steps else 0
-        features = self.cost.decode(decodes, self.decode_context if decodes else 0)
         chunks = self._schedule_prefill(self.config.max_batched_tokens - decodes)
-        features = features + self.cost.rank_prefill([(r.rank, chunk, r.prefilled) for r, chunk in chunks])
-        features = features + self.cost.step_experts(decodes, decodes + sum(chunk for _, chunk in chunks))
-        self.clock = self.clock + features
+        self.clock += self.cost.step(decodes, self.decode_context if decodes else 0,
+                                     [(r.rank, chunk, r.prefilled) for r, chunk in chunks])  # fmt: skip
         if decodes:
             self._advance_decoders(1)
         for request, chunk in chunks:
@@ -852,7 +866,7 @@ class _Engine:
             steps = max(1, min(steps, int(room // len(self.decoding))))
         if limit_steps is not None:
             steps = max(1, min(steps, limit_steps))
-        self.clock = self.clock + self.cost.decode_run(steps, len(self.decoding), self.decode_context)
+        self.clock += self.cost.decode_run(steps, len(self.decoding), self.decode_context)
         self._advance_decoders(steps)
 
     def retire(self) -> list[_Request]:
@@ -868,10 +882,11 @@ class _Engine:
             self.finished.append((request, self.clock.copy()))
         return done
 
-    def advance(self, limit_steps: int | None = None) -> list[_Request]:
+    def advance(self, limit_steps: Callable[[], int] | None = None) -> list[_Request]:
         """Make room, then admit (not in a step that preempted: vLLM's scheduler takes no waiting request then, or
         the freed room goes to a new prompt and the preempted sequence waits behind it), then one step with prefill
-        work or a run of decode steps; the requests that finished."""
+        work or a run of decode steps, at most ``limit_steps()`` of them (asked only then); the requests that
+        finished."""
         if not self.preempt_if_full():
             self.admit()
         if not self.running:
@@ -879,13 +894,13 @@ class _Engine:
         if self.prefilling and self.holds_prompts():
             wait = self.config.balance_wait_steps - self.balance_waited
             before = self.decode_steps
-            self.decode_run(wait if limit_steps is None else min(limit_steps, wait))
+            self.decode_run(wait if limit_steps is None else min(limit_steps(), wait))
             self.balance_waited += self.decode_steps - before
         elif self.prefilling:
             self.balance_waited = 0
             self.step()
         else:
-            self.decode_run(limit_steps)
+            self.decode_run(None if limit_steps is None else limit_steps())
         return self.retire()
 
     def holds_prompts(self) -> bool:
@@ -897,18 +912,22 @@ class _Engine:
         return len({request.rank for request in self.prefilling}) < ranks
 
 
+def _stacked(vectors: list[NDArray]) -> NDArray:
+    """Feature vectors as the rows of one array (quicker than ``np.array`` of the list at a trace's size)."""
+    return np.concatenate(vectors).reshape(-1, len(FEATURES)) if vectors else np.empty((0, len(FEATURES)))
+
+
 def _trace(finished: list[tuple[_Request, NDArray]], first_round_share: float | None = None) -> Trace:
     """The requests' features; with ``first_round_share``, the first round's requests count that much of the means
     together and the later rounds' the rest."""
     rows = [(r, done) for r, done in finished if r.first_token is not None]
-    ttft = np.array([r.first_token - r.arrival for r, _ in rows])
-    e2el = np.array([done - r.arrival for r, done in rows])
-    if rows:  # the request's own latency outside the steps, once in each
-        ttft[:, REQUEST] += 1.0
-        e2el[:, REQUEST] += 1.0
-    steps = np.array([max(r.output_len - 1, 1) for r, _ in rows], dtype=float)
+    arrival = _stacked([r.arrival for r, _ in rows])
+    ttft = _stacked([r.first_token for r, _ in rows]) - arrival
+    e2el = _stacked([done for _, done in rows]) - arrival
+    ttft[:, REQUEST] += 1.0  # the request's own latency outside the steps, once in each
+    e2el[:, REQUEST] += 1.0
+    steps = np.maximum(np.array([r.output_len for r, _ in rows], dtype=float) - 1.0, 1.0)
     tpot = (e2el - ttft) / steps[:, None]
-    arrival = np.array([r.arrival for r, _ in rows])
     weights = None
     if first_round_share is not None:
         first = np.array([r.round == 1 for r, _ in rows])
@@ -940,6 +959,7 @@ _GOLDEN = (5**0.5 - 1) / 2  # successive requests' output lengths: the golden-ra
 _PLASTIC = 0.7548776662466927  # and their prompt lengths: the plastic number's, independent of it
 
 
+@lru_cache(maxsize=8192)  # a sweep's levels draw the same first requests again
 def request_lengths(input_len: int, output_len: int, spread: float, index: int) -> tuple[int, int]:
     """The ``index``-th request's prompt and output lengths under a ``length_spread`` of ``spread``: spread evenly
     over the stated ones plus or minus that share, their means the stated ones."""
@@ -1013,11 +1033,11 @@ def _drive(
     rounds: dict[int, int] = {}
     sent = 0
     extra_tokens = held_extra_tokens(engine.cost, engine.config, input_len + output_len)
-    wait = np.eye(len(FEATURES))[WAIT]
+    cached_tokens, ranks = engine.config.cached_tokens, engine.cost.attention_ranks
+    now = float(engine.clock.dot(coefficients))  # kept as the clock moves (.dot: half the time of @ at this size)
     while arrivals or engine.busy():
-        now = float(engine.clock @ coefficients)
         if not engine.busy() and arrivals[0][0] > now:
-            engine.clock = engine.clock + wait * (arrivals[0][0] - now)  # idle until the next arrival
+            engine.clock[WAIT] += arrivals[0][0] - now  # idle until the next arrival
             now = arrivals[0][0]
         while arrivals and arrivals[0][0] <= now + 1e-9:
             time_ms, _, user = heapq.heappop(arrivals)
@@ -1026,16 +1046,15 @@ def _drive(
             stamp[WAIT] += time_ms - now
             prompt, output = request_lengths(input_len, output_len, length_spread, sent)
             engine.waiting.append(_Request(stamp, prompt, output, user, rounds[user],
-                                           prefilled=engine.config.cached_tokens(prompt),
-                                           extra_tokens=extra_tokens,
-                                           rank=sent % engine.cost.attention_ranks))
+                                           prefilled=cached_tokens(prompt), extra_tokens=extra_tokens,
+                                           rank=sent % ranks))
             sent += 1
-        limit = _steps_until(engine, coefficients, arrivals[0][0] - now) if arrivals else None
-        done = engine.advance(limit)
+        gap_ms = arrivals[0][0] - now if arrivals else None
+        done = engine.advance(None if gap_ms is None else partial(_steps_until, engine, coefficients, gap_ms))
+        now = float(engine.clock.dot(coefficients))
         if done and next_request:
-            finished_ms = float(engine.clock @ coefficients)
             for request in done:
-                follow = next_request(request, finished_ms)
+                follow = next_request(request, now)
                 if follow is not None:
                     heapq.heappush(arrivals, (follow[0], len(engine.finished), follow[1]))
 
@@ -1044,7 +1063,7 @@ def _steps_until(engine: _Engine, coefficients: NDArray, gap_ms: float) -> int:
     """Decode steps that fit before the next arrival (at least one)."""
     if not engine.decoding:
         return 1
-    step_ms = float(engine.cost.decode(len(engine.decoding), engine.decode_context) @ coefficients)
+    step_ms = float(engine.cost.decode(len(engine.decoding), engine.decode_context).dot(coefficients))
     return max(1, int(gap_ms // max(step_ms, 1e-9)) + 1)
 
 
