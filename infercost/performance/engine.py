@@ -700,6 +700,9 @@ class _Request:
     decode_start: int = 0  # the engine's decode-step count when this request's first token came
     extra_tokens: int = 0  # its windowed layers' cache where kept apart, and its recurrent state (held_extra_tokens)
     rank: int = 0  # the attention data-parallel rank it is served on (round robin, as SGLang's controller does)
+    # Its place in the order requests were sent: requests finishing in the same step retire in that order, the same
+    # in every process (ordered by id(), the rows of a trace, and their sums' last bits, changed from run to run)
+    index: int = 0
 
     @property
     def kv_reserved(self) -> int:
@@ -850,7 +853,7 @@ class _Engine:
         if not self.config.reserve_full_kv:
             self.kv_used += 1
         remaining = request.output_len - request.resumed
-        heapq.heappush(self.finishing, (self.decode_steps + remaining - 1, id(request), request))
+        heapq.heappush(self.finishing, (self.decode_steps + remaining - 1, request.index, request))
 
     def _advance_decoders(self, steps: int) -> None:
         self.decode_steps += steps
@@ -1047,7 +1050,7 @@ def _drive(
             prompt, output = request_lengths(input_len, output_len, length_spread, sent)
             engine.waiting.append(_Request(stamp, prompt, output, user, rounds[user],
                                            prefilled=cached_tokens(prompt), extra_tokens=extra_tokens,
-                                           rank=sent % ranks))
+                                           rank=sent % ranks, index=sent))
             sent += 1
         gap_ms = arrivals[0][0] - now if arrivals else None
         done = engine.advance(None if gap_ms is None else partial(_steps_until, engine, coefficients, gap_ms))

@@ -45,6 +45,21 @@ def test_one_user_waits_one_prefill_then_one_decode_step_per_token(setup):
     assert trace.tpot @ THETA == pytest.approx([decode_ms / 10] * 3)
 
 
+def test_the_same_simulation_gives_the_same_trace_row_for_row(setup):
+    """Requests that finish in the same step retire in the order they were sent, not by where Python put them: a run
+    is the same bit for bit from run to run and process to process (ordered by id(), a trace's rows came out in
+    another order each time, and a fit's sums, and once a held-out slice's p90, moved with them)."""
+    vllm = replace(setup, engine=ENGINE_PRESETS["vllm"])
+    kwargs = dict(concurrency=64, input_len=1000, output_len=1000, client_delay_ms=2.0, length_spread=0.1)
+    traces = []
+    for shift in range(4):
+        ballast = [object() for _ in range(37 * shift)]  # other objects where the last run's requests were
+        traces.append(simulate_closed_loop(vllm.cost, vllm.config, THETA, **kwargs))
+        del ballast
+    for trace in traces[1:]:
+        assert np.array_equal(trace.e2el, traces[0].e2el) and np.array_equal(trace.ttft, traces[0].ttft)
+
+
 def test_a_closed_loop_benchmark_counts_its_first_wave_as_one_request_in_ten(setup):
     """Ten requests a user, all measured: the first wave (every prompt at once, queued behind the others) is a
     tenth of the mean; the steady rounds after it, where prompts arrive one by one, the rest. By hand from the
@@ -355,7 +370,7 @@ def test_a_preempted_sequence_keeps_its_first_token_and_the_tokens_after_it(setu
 
     config = replace(ENGINE_PRESETS["vllm"], kv_capacity_tokens=3000)
     engine = _Engine(setup.cost, config)
-    first, second = (_Request(np.zeros(len(THETA)), 1000, 1000, user) for user in (0, 1))
+    first, second = (_Request(np.zeros(len(THETA)), 1000, 1000, user, index=user) for user in (0, 1))
     engine.waiting.extend([first, second])
     finished, preempted_at = [], None
     while engine.busy():
