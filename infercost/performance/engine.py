@@ -80,6 +80,7 @@ class Hardware:
     # "" where not known. A MoE model computes at a share of the peak that depends on it (``MOE_COMPUTE_SHARE``), a
     # dense model reads its weights at a share of the bandwidth (``DENSE_WEIGHT_READ_SHARE``).
     generation: str = ""
+    fp4: bool = False  # FP4 tensor cores (Blackwell, MI355X): MXFP4 and NVFP4 weights computed as they are stored
 
 
 # The share of its datasheet peak a MoE model's FLOPs run at on a GPU generation, relative to Hopper's. The median
@@ -97,6 +98,17 @@ class Hardware:
 # were simulated with their benchmark's length draw (``request_lengths``), under which the generations' fits parted
 # at that share (2.19x and 2.68x).
 MOE_COMPUTE_SHARE = {"blackwell": 1 / 2.04}
+# A MoE step whose 4-bit weights the GPU cannot compute as stored (MXFP4 or NVFP4 without FP4 tensor cores, INT4 on
+# any GPU) runs its expert layers through kernels that widen the weights first (W4A16: vLLM's Marlin and Triton MoE,
+# TensorRT-LLM's on Hopper), and pays a fixed cost a layer for it: its step overhead is this many times a native
+# step's. Paired on the same weights and engine, the fits that identify it put gpt-oss-120b's (MXFP4) step overhead
+# at 2.18x its Blackwell one on Hopper under TensorRT-LLM (7 setups against 8) and 1.48x under vLLM (15 against 7),
+# the same at every GPU count (a fixed cost, not a read); 1.80 is their geometric mean. Every other dtype measured on
+# both generations fits alike (FP8: DeepSeek-R1 and Qwen3.5 under SGLang 1.06x and 1.05x, GLM-5 0.93x, MiniMax-M2.5
+# under vLLM 0.99x), and Kimi-K2.5's INT4, widened on both, 0.91x. Carried between the generations without it, a
+# calibration took the gap along: gpt-oss-120b under TensorRT-LLM from 8 H200s to 8 B200s predicted TPOT 59% high,
+# and the other way 34% low. Like the other shares here, read off the same tables it is scored on.
+WIDENED_WEIGHTS_STEP_FACTOR = 1.8
 # The share of its datasheet bandwidth a dense model's weight reads reach on a generation, relative to Hopper's. The
 # dense FP8 setups whose points identify it (``validation.dense_weight_reads``) fitted their weight reads at 1.32x
 # the roofline on Blackwell (8 setups: Llama-3.1-70B on B200s under vLLM and TensorRT-LLM) and 1.03x on Hopper (20),
@@ -298,7 +310,9 @@ class StepCost:
     bandwidth_bytes_per_ms: float
     flops_per_ms: float
     group_gpus: int = 1  # per-step and per-sequence costs are counted once per GPU of the group (see step_cost)
-    step_layers: float = 1.0  # a MoE model's layers over ``MOE_REFERENCE_LAYERS``: its step cost is per layer
+    # a MoE model's layers over ``MOE_REFERENCE_LAYERS`` (its step cost is per layer; more where its weights are
+    # widened: ``WIDENED_WEIGHTS_STEP_FACTOR``)
+    step_layers: float = 1.0
     allreduce_ms_per_token: float = 0.0  # tensor-parallel all-reduce time of one token's activations, all layers
     expert_bytes: float = 0.0  # every routed expert of every MoE layer
     expert_pick: float = 0.0  # k / n: the share of a layer's experts one token goes through
@@ -510,6 +524,9 @@ def step_cost(shape: ModelShape, hardware: Hardware, *, dtype: str, kv_dtype: st
     # a generation's shares of the datasheet: a MoE model's of its peak, a dense model's of its bandwidth
     compute_share = MOE_COMPUTE_SHARE.get(hardware.generation, 1.0) if shape.num_experts else 1.0
     read_share = 1.0 if shape.num_experts else DENSE_WEIGHT_READ_SHARE.get(hardware.generation, 1.0)
+    # a MoE step's fixed cost is per layer, and more where its weights are widened first
+    moe_step_layers = (shape.n_layers / MOE_REFERENCE_LAYERS
+                       * (WIDENED_WEIGHTS_STEP_FACTOR if widened_weights(dtype, hardware) else 1.0))
     return StepCost(
         weights_bytes=weight_bytes(shape.dense_matmul_params, dtype, shape.kept_matmul_params) * dense_read
         / read_share,
@@ -519,7 +536,7 @@ def step_cost(shape: ModelShape, hardware: Hardware, *, dtype: str, kv_dtype: st
         bandwidth_bytes_per_ms=hardware.bandwidth_gbps * hardware.gpus * 1e6,
         flops_per_ms=hardware.peak_tflops * hardware.gpus ** compute_exponent(shape) * 1e9 * compute_share,
         group_gpus=1 if shape.num_experts else hardware.gpus,
-        step_layers=shape.n_layers / MOE_REFERENCE_LAYERS if shape.num_experts else 1.0,
+        step_layers=moe_step_layers if shape.num_experts else 1.0,
         allreduce_ms_per_token=allreduce_ms_per_token(shape, hardware, expert_parallel, attention_data_parallel),
         expert_bytes=weight_bytes(shape.routed_expert_params, dtype) * tensor_parallel_penalty,
         expert_pick=shape.experts_per_token / shape.num_experts if shape.num_experts else 0.0,
@@ -537,6 +554,12 @@ def step_cost(shape: ModelShape, hardware: Hardware, *, dtype: str, kv_dtype: st
         picked_attention_flops_per_token_pair=shape.picked_attention_flops_per_pair,
         picked_decode_attention_flops_per_token_pair=shape.picked_decode_attention_flops_per_pair,
     )  # fmt: skip
+
+
+def widened_weights(dtype: str, hardware: Hardware) -> bool:
+    """Whether 4-bit weights are widened before the GPU computes with them (``WIDENED_WEIGHTS_STEP_FACTOR``): INT4
+    always, MXFP4 and NVFP4 on a GPU without FP4 tensor cores."""
+    return dtype == "int4" or (dtype in ("mxfp4", "nvfp4") and not hardware.fp4)
 
 
 def weights_exponent(shape: ModelShape) -> float:

@@ -303,7 +303,8 @@ def engine_hardware(gpu: str, gpus: int, dtype: str) -> EngineHardware:
     fp4 = spec.fp4_dense_tflops  # None before Blackwell: 4-bit weights are widened to 16 bits, at its peak
     peak = {"fp8": spec.fp8_dense_tflops, "fp4": fp4, "mxfp4": fp4, "nvfp4": fp4}.get(dtype.lower())
     return EngineHardware(spec.gpu, spec.memory_bandwidth_gbps, peak or spec.bf16_dense_tflops,
-                          spec.memory_gb, gpus, spec.interconnect_gbps or 0.0, gpu_generation(spec))  # fmt: skip
+                          spec.memory_gb, gpus, spec.interconnect_gbps or 0.0, gpu_generation(spec),
+                          fp4=bool(fp4))  # fmt: skip
 
 
 def gpu_generation(spec: GpuSpec) -> str:

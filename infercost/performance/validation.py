@@ -54,9 +54,10 @@ from infercost.performance.calibrate import (
     predict_offline,
     prompts_vary,
     unmeasured_prior,
+    widened_step_factor,
     with_prompt_scaling,
 )
-from infercost.performance.engine import COMPUTE, FEATURES, NIM_ENGINE, REQUEST, WEIGHTS, engine_preset
+from infercost.performance.engine import COMPUTE, FEATURES, NIM_ENGINE, REQUEST, STEP, WEIGHTS, engine_preset
 from infercost.performance.models import find_bundled
 
 METRICS = ("request_throughput", "mean_ttft_ms", "p95_ttft_ms", "mean_tpot_ms", "p95_tpot_ms")
@@ -351,7 +352,7 @@ def _moe_medians(fits: Sequence[IdentifyingFit]) -> dict[str, float]:
     """The medians of ``moe_coefficients``; the request latency's over the setups whose prompt lengths vary, the
     only ones that identify it (one prompt length holds it at its prior: ``calibrate.MEASURED_UNITS``)."""
     fits = list(fits)
-    medians = np.median(np.array([each.coefficients[FITTED] for each in fits]), axis=0) if fits else []
+    medians = np.median(np.array([_as_measured(each) for each in fits]), axis=0) if fits else []
     varied = [each for each in fits if each.prompts_vary]
     request = {"request_ms": float(np.median([each.coefficients[REQUEST] for each in varied]))} if varied else {}
     return {"setups": len(fits), **{name: float(m) for name, m in zip(FEATURES[FITTED], medians, strict=False)},
@@ -360,6 +361,14 @@ def _moe_medians(fits: Sequence[IdentifyingFit]) -> dict[str, float]:
             **{f"setups_{engine}": count for engine, count in Counter(each.engine for each in fits).items()},
             **_median_by(fits, COMPUTE, "compute_ms", _engine),
             **_median_by(varied, REQUEST, "request_ms", _engine)}  # fmt: skip
+
+
+def _as_measured(found: IdentifyingFit) -> NDArray:
+    """A fit's coefficients with its step overhead in the time its own steps take (a widened setup's counts native
+    steps: ``calibrate.widened_step_factor``), as the priors are."""
+    coefficients = found.coefficients[FITTED].copy()
+    coefficients[STEP] *= widened_step_factor(found.setup)
+    return coefficients
 
 
 def model_family(group: tuple[str, ...]) -> str:

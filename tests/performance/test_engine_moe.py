@@ -579,6 +579,31 @@ def test_a_step_overhead_is_fitted_only_where_points_at_few_users_measure_it() -
     assert 0.6 < predicted.mean_tpot_ms / measured.mean_tpot_ms < 1.4
 
 
+def test_widened_4_bit_weights_cost_more_a_step_and_a_calibration_moves_between_gpu_generations_without_it() -> None:
+    """gpt-oss-120b's MXFP4 weights run natively on B200's FP4 tensor cores and are widened first on H200's; its
+    step's fixed cost, fitted on the same sweeps under TensorRT-LLM, came out twice as high on H200. Carried from
+    8 H200s to 8 B200s as it was, that predicted TPOT a median 59% high, and the other way 34% low. The step
+    overhead of widened weights is ``WIDENED_WEIGHTS_STEP_FACTOR`` times a native one's (INT4 everywhere, FP4
+    without FP4 tensor cores), FP8 alike on both."""
+    from infercost.performance.engine import STEP, WIDENED_WEIGHTS_STEP_FACTOR, step_cost
+    from infercost.performance.profiles import model_shape
+    from infercost.performance.validation import fit_tables
+
+    shape = model_shape("gpt-oss-120b")
+    for dtype, widened in (("mxfp4", WIDENED_WEIGHTS_STEP_FACTOR), ("fp8", 1.0), ("int4", 1.0)):
+        hopper, blackwell = (step_cost(shape, engine_hardware(gpu, 8, dtype), dtype=dtype) for gpu in ("H200", "B200"))
+        assert hopper.decode(8, 8000)[STEP] == pytest.approx(widened * blackwell.decode(8, 8000)[STEP]), dtype
+    groups = _held_out_groups()
+    release = "tensorrt-llm unnamed@aiconfigurator"
+    h200, b200 = (groups["gpt-oss-120b", release, gpu, "8", "mxfp4"] for gpu in ("H200", "B200"))
+    for source, targets in ((h200, b200), (b200, h200)):
+        calibration = fit_tables(source)
+        ratios = [predicted.mean_tpot_ms / measured.mean_tpot_ms for table in targets
+                  for measured, predicted in [_measured_and_predicted(table, calibration, o.concurrency)
+                                              for o in table.observations]]  # fmt: skip
+        assert 0.8 < float(np.median(ratios)) < 1.25, source[0].group
+
+
 def test_a_ttft_correction_is_carried_no_further_than_the_users_its_own_kv_cache_held() -> None:
     """DeepSeek-R1 under SGLang 0.5.9 on 4x B200 in FP8 holds 16 users of 9,216 tokens in its KV cache and queues
     32: its TTFT correction lowers that simulated queue (a factor 0.51 at 32 users). Carried to 8x B200, where 32
