@@ -37,7 +37,6 @@ from infercost.performance.engine import (
     STEP,
     WAIT,
     WEIGHTS,
-    WIDENED_WEIGHTS_STEP_FACTOR,
     EngineConfig,
     Hardware,
     StepCost,
@@ -51,7 +50,7 @@ from infercost.performance.engine import (
     step_budget_that_fits,
     step_cost,
     weights_exponent,
-    widened_weights,
+    widened_step_factor,
 )
 from infercost.performance.roofline import ModelShape, dtype_bytes
 
@@ -351,20 +350,13 @@ def prior_for(setup: Setup, moe_prior: NDArray | None = None) -> NDArray:
     # widen and GPUs that do not, and does not make a model nobody measured slower. On the priors as well, the
     # held-out MoE vLLM setups predicted from the other families' (gpt-oss's native steps are 0.6x their median)
     # came out TPOT 11.7% -> 15.6% off (p90 38.9% -> 56.9%), and between vLLM releases 10.6% -> 14.4%.
-    prior[STEP] /= widened_step_factor(setup)
+    prior[STEP] /= widened_step_factor(setup.shape, setup.dtype, setup.hardware)
     if setup.shape.num_experts:
         for feature, engines_own in ((COMPUTE, setup.engine.moe_compute_prior),
                                      (REQUEST, setup.engine.moe_request_ms_prior)):  # fmt: skip
             if engines_own is not None:
                 prior[feature] = engines_own
     return prior
-
-
-def widened_step_factor(setup: Setup) -> float:
-    """How many native steps' fixed cost one of this setup's steps pays: ``engine.WIDENED_WEIGHTS_STEP_FACTOR`` where
-    a MoE model's 4-bit weights are widened (``engine.widened_weights``), else 1."""
-    widened = setup.shape.num_experts and widened_weights(setup.dtype, setup.hardware)
-    return WIDENED_WEIGHTS_STEP_FACTOR if widened else 1.0
 
 
 def unmeasured_prior(setup: Setup, moe_prior: NDArray | None = None) -> NDArray:

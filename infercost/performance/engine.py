@@ -525,8 +525,7 @@ def step_cost(shape: ModelShape, hardware: Hardware, *, dtype: str, kv_dtype: st
     compute_share = MOE_COMPUTE_SHARE.get(hardware.generation, 1.0) if shape.num_experts else 1.0
     read_share = 1.0 if shape.num_experts else DENSE_WEIGHT_READ_SHARE.get(hardware.generation, 1.0)
     # a MoE step's fixed cost is per layer, and more where its weights are widened first
-    moe_step_layers = (shape.n_layers / MOE_REFERENCE_LAYERS
-                       * (WIDENED_WEIGHTS_STEP_FACTOR if widened_weights(dtype, hardware) else 1.0))
+    moe_step_layers = shape.n_layers / MOE_REFERENCE_LAYERS * widened_step_factor(shape, dtype, hardware)
     return StepCost(
         weights_bytes=weight_bytes(shape.dense_matmul_params, dtype, shape.kept_matmul_params) * dense_read
         / read_share,
@@ -560,6 +559,12 @@ def widened_weights(dtype: str, hardware: Hardware) -> bool:
     """Whether 4-bit weights are widened before the GPU computes with them (``WIDENED_WEIGHTS_STEP_FACTOR``): INT4
     always, MXFP4 and NVFP4 on a GPU without FP4 tensor cores."""
     return dtype == "int4" or (dtype in ("mxfp4", "nvfp4") and not hardware.fp4)
+
+
+def widened_step_factor(shape: ModelShape, dtype: str, hardware: Hardware) -> float:
+    """How many native steps' fixed cost one step pays: ``WIDENED_WEIGHTS_STEP_FACTOR`` where a MoE model's weights
+    are widened (``widened_weights``), else 1."""
+    return WIDENED_WEIGHTS_STEP_FACTOR if shape.num_experts and widened_weights(dtype, hardware) else 1.0
 
 
 def weights_exponent(shape: ModelShape) -> float:

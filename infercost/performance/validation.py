@@ -54,10 +54,18 @@ from infercost.performance.calibrate import (
     predict_offline,
     prompts_vary,
     unmeasured_prior,
-    widened_step_factor,
     with_prompt_scaling,
 )
-from infercost.performance.engine import COMPUTE, FEATURES, NIM_ENGINE, REQUEST, STEP, WEIGHTS, engine_preset
+from infercost.performance.engine import (
+    COMPUTE,
+    FEATURES,
+    NIM_ENGINE,
+    REQUEST,
+    STEP,
+    WEIGHTS,
+    engine_preset,
+    widened_step_factor,
+)
 from infercost.performance.models import find_bundled
 
 METRICS = ("request_throughput", "mean_ttft_ms", "p95_ttft_ms", "mean_tpot_ms", "p95_tpot_ms")
@@ -365,9 +373,9 @@ def _moe_medians(fits: Sequence[IdentifyingFit]) -> dict[str, float]:
 
 def _as_measured(found: IdentifyingFit) -> NDArray:
     """A fit's coefficients with its step overhead in the time its own steps take (a widened setup's counts native
-    steps: ``calibrate.widened_step_factor``), as the priors are."""
+    steps: ``engine.widened_step_factor``), as the priors are."""
     coefficients = found.coefficients[FITTED].copy()
-    coefficients[STEP] *= widened_step_factor(found.setup)
+    coefficients[STEP] *= widened_step_factor(found.setup.shape, found.setup.dtype, found.setup.hardware)
     return coefficients
 
 
