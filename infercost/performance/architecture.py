@@ -690,6 +690,12 @@ class Architecture:
         return sum(self.layer_attention(layer).index_flops_per_context_token() for layer in self.layers
                    if layer.mixer == "attention" and not layer.indexed and self.layer_reach(layer))  # fmt: skip
 
+    def indexer_layers(self) -> int:
+        """Layers that run an indexer of their own each step (DeepSeek Sparse Attention's, DeepSeek-V4's sparse
+        branches; not GLM-5.2's layers that reuse another's pick): each adds its chain of small kernels to a step."""
+        return sum(1 for layer in self.layers if layer.mixer == "attention" and self.layer_reach(layer)
+                   and (layer.indexed or self.layer_attention(layer).index_head_dim))  # fmt: skip
+
     def sparse_attention_note(self, tokens: float) -> str | None:
         """What to say where a request is longer than its sparse layers' attention reads (``sparse_reach``): past
         it a step reads the indexer's key of every token and the latent of the picks only, as the simulation does."""

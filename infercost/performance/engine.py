@@ -509,6 +509,16 @@ MOE_COMPUTE_GPU_EXPONENT = 0.6
 # 28.7% under TensorRT-LLM (28.3%, p90 109.9% -> 77.0%) (``validation.model_transfer``). Dense models keep theirs
 # per GPU of the group: their fits sit at the prior and cannot tell.
 MOE_REFERENCE_LAYERS = 61
+# A sparse-attention layer's indexer (DeepSeek Sparse Attention: GLM-5, DeepSeek-V3.2; DeepSeek-V4's sparse branches)
+# runs its own chain of small kernels each step beside the layer's (its query and key projections, FP8 quantization
+# of its keys, the logits over every cached token, the top-k), and a step counts such a layer as 1 + this many.
+# Fitted per layer as others were, GLM-5's setups under SGLang took 1.45x DeepSeek-R1's step cost (9.7 against
+# 6.7 ms a 61-layer step), DeepSeek-V4-Pro's under vLLM 1.8x the other families' (9.8 against ~5.5; 30 of its 61
+# layers index); from the priors alone they decoded 26% and 36-40% faster than measured. At 1, a model nobody
+# measured (``validation.model_transfer``), MoE SGLang: throughput median |error| 16.6% -> 12.1% (p90 68.0% ->
+# 42.4%), TPOT 15.7% -> 12.0%; vLLM TPOT 11.7% -> 10.9%; GLM-5's TPOT -26% -> +2% (signed median), DeepSeek-V4-Pro's
+# -40% -> -22% (SGLang) and -36% -> -16% (vLLM). Layers that reuse another's pick (GLM-5.2) run none.
+INDEXER_STEP_SHARE = 1.0
 
 
 def step_cost(shape: ModelShape, hardware: Hardware, *, dtype: str, kv_dtype: str | None = None,
@@ -525,7 +535,8 @@ def step_cost(shape: ModelShape, hardware: Hardware, *, dtype: str, kv_dtype: st
     compute_share = MOE_COMPUTE_SHARE.get(hardware.generation, 1.0) if shape.num_experts else 1.0
     read_share = 1.0 if shape.num_experts else DENSE_WEIGHT_READ_SHARE.get(hardware.generation, 1.0)
     # a MoE step's fixed cost is per layer, and more where its weights are widened first
-    moe_step_layers = shape.n_layers / MOE_REFERENCE_LAYERS * widened_step_factor(shape, dtype, hardware)
+    moe_step_layers = ((shape.n_layers + INDEXER_STEP_SHARE * shape.indexer_layers) / MOE_REFERENCE_LAYERS
+                       * widened_step_factor(shape, dtype, hardware))  # fmt: skip
     return StepCost(
         weights_bytes=weight_bytes(shape.dense_matmul_params, dtype, shape.kept_matmul_params) * dense_read
         / read_share,

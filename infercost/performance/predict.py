@@ -99,7 +99,7 @@ from infercost.performance.validation import (
 from infercost.pricing import GpuSpec, gpu_spec
 
 DEFAULT_CONCURRENCIES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
-ENGINE_MODEL_VERSION = 27  # bump when the simulation or the fit changes, so stored calibrations are refitted
+ENGINE_MODEL_VERSION = 28  # bump when the simulation or the fit changes, so stored calibrations are refitted
 ROOFLINE_SOURCE = re.compile(r"^roofline:(?P<model>[^@]+)@(?P<gpus>\d+)x(?P<gpu>[^:]+)(?::(?P<dtype>[\w.]+))?$")
 
 

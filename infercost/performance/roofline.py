@@ -63,6 +63,7 @@ class ModelShape:
     vision_params: int = 0  # a multimodal checkpoint's vision tower: in memory, not read for text
     lookup_params: int = 0  # per-layer input embeddings (Gemma 4), a position table: in memory, a row per token read
     state_bytes_per_sequence: float = 0  # Mamba2 / Gated DeltaNet layers' fixed state: every step updates it
+    indexer_layers: int = 0  # sparse-attention layers running an indexer of their own (``engine.INDEXER_STEP_SHARE``)
 
     @property
     def kind(self) -> str:
@@ -229,7 +230,7 @@ def model_shape(arch: Architecture) -> ModelShape:
         kv_shards=min(arch.layer_attention(layer).kv_shards() for layer in cached) if cached else attention.kv_shards(),
         kept_params=kept_params, kept_matmul_params=kept_params - sum(parts.get(p, 0) for p in kept & unread),
         vision_params=arch.vision_params, lookup_params=parts["per_layer_embedding"] + parts["position_embedding"],
-        state_bytes_per_sequence=arch.state_bytes_per_sequence(),
+        state_bytes_per_sequence=arch.state_bytes_per_sequence(), indexer_layers=arch.indexer_layers(),
     )  # fmt: skip
 
 

@@ -553,6 +553,7 @@ def test_glm_5_2_layers_sharing_an_indexer_have_none_of_their_own_as_transformer
     assert a.total_params == built
     indexed = [i for i, layer in enumerate(a.layers) if a.layer_attention(layer).index_head_dim]
     assert indexed == [i for i, layer in enumerate(model.model.layers) if layer.self_attn.indexer is not None]
+    assert a.indexer_layers() == len(indexed)  # those alone add an indexer's kernels to a step
     from infercost.performance.roofline import model_shape  # a layer sharing a pick attends to the picked tokens
 
     latent = config["kv_lora_rank"] + config["qk_rope_head_dim"]

@@ -604,6 +604,33 @@ def test_widened_4_bit_weights_cost_more_a_step_and_a_calibration_moves_between_
         assert 0.8 < float(np.median(ratios)) < 1.25, source[0].group
 
 
+def test_a_sparse_attention_layers_indexer_adds_a_layers_step_cost_and_unmeasured_models_decode_as_measured() -> None:
+    """A sparse-attention layer's indexer runs its own chain of kernels each step: fitted per layer, GLM-5's setups
+    under SGLang took 1.45x DeepSeek-R1's step cost and DeepSeek-V4-Pro's under vLLM 1.8x the other families'. From
+    the MoE priors alone (a model nobody measured), they decoded 14-43% faster than measured. A step now counts
+    such a layer as 1 + ``INDEXER_STEP_SHARE`` (GLM-5: 78 of 78 index; DeepSeek-V4-Pro: 30 of 61; DeepSeek-R1:
+    none), and every bundled setup of either model is predicted from the priors within 0.8-1.25x of its TPOT."""
+    from infercost.performance.calibrate import unmeasured_prior
+    from infercost.performance.engine import INDEXER_STEP_SHARE, STEP, step_cost
+    from infercost.performance.profiles import model_shape
+
+    hardware = engine_hardware("B200", 8, "fp8")
+    for model, indexers in (("glm-5", 78), ("deepseek-v4-pro", 30), ("deepseek-r1", 0)):
+        shape = model_shape(model)
+        assert shape.indexer_layers == indexers, model
+        plain = step_cost(replace(shape, indexer_layers=0), hardware, dtype="fp8").decode(8, 8000)[STEP]
+        counted = step_cost(shape, hardware, dtype="fp8").decode(8, 8000)[STEP]
+        assert counted == pytest.approx(plain * (1 + INDEXER_STEP_SHARE * indexers / shape.n_layers)), model
+    groups = {key: tables for key, tables in _held_out_groups().items() if key[0] in ("glm-5", "deepseek-v4-pro")}
+    assert len(groups) >= 10
+    for key, tables in groups.items():
+        priors = Calibration(unmeasured_prior(tables[0].setup), 0)
+        ratios = [predicted.mean_tpot_ms / measured.mean_tpot_ms for table in tables
+                  for measured, predicted in [_measured_and_predicted(table, priors, o.concurrency)
+                                              for o in table.observations]]  # fmt: skip
+        assert 0.8 < float(np.median(ratios)) < 1.25, key
+
+
 def test_a_ttft_correction_is_carried_no_further_than_the_users_its_own_kv_cache_held() -> None:
     """DeepSeek-R1 under SGLang 0.5.9 on 4x B200 in FP8 holds 16 users of 9,216 tokens in its KV cache and queues
     32: its TTFT correction lowers that simulated queue (a factor 0.51 at 32 users). Carried to 8x B200, where 32
